@@ -1,0 +1,11 @@
+// Durations as written in rule files and the environment: `30s`, `15m`, `2h`, `1d` (also `500ms`).
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Milliseconds for a duration string, or undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) return undefined;
+  const value = Number(match[1]) * UNIT_MS[match[2]!]!;
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}

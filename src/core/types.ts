@@ -1,0 +1,102 @@
+// Domain types shared by every layer. This module imports nothing.
+
+export const SOURCES = ['events', 'kpis', 'reports', 'runs'] as const;
+export type SourceName = (typeof SOURCES)[number];
+
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** One entity's state as seen in one poll: plain JSON, fields named as the API names them. */
+export type Snapshot = Record<string, unknown>;
+
+/** A field whose value differs between two snapshots of one entity. */
+export interface Change {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export type Trigger =
+  | { type: 'crosses'; field: string; above?: number; below?: number; abs: boolean; rearm: number }
+  | { type: 'moves'; field: string; by: number; direction: 'up' | 'down' | 'any' }
+  | { type: 'flips'; field: string; to?: boolean }
+  | { type: 'changes'; field: string; from?: unknown; to?: unknown }
+  | { type: 'drops'; field: string; by: number; to_at_most?: string | number }
+  | { type: 'rises'; field: string; by: number; to_at_least?: string | number }
+  | { type: 'appears'; field: string }
+  | { type: 'new' };
+
+export type TriggerType = Trigger['type'];
+
+export type FilterOperator = 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'ne' | 'in' | 'not_in' | 'contains';
+
+/** One filter entry: a dotted field path and the conditions that must all hold on it. */
+export interface FilterClause {
+  field: string;
+  conditions: Array<{ op: FilterOperator; value: unknown }>;
+}
+
+export interface Digest {
+  cron?: string;
+  timezone?: string;
+  windowMs?: number;
+}
+
+export interface Rule {
+  name: string;
+  description?: string;
+  source: SourceName;
+  trigger: Trigger;
+  filter: FilterClause[];
+  notify: string[];
+  severity: Severity;
+  cooldownMs?: number;
+  digest?: Digest;
+  template?: string;
+  /** Where the rule is written, for messages. */
+  file: string;
+  line: number;
+}
+
+export type Channel =
+  | { type: 'slack'; name: string; channel: string }
+  | { type: 'email'; name: string; to: string[] }
+  | { type: 'webhook'; name: string; url: string; secret?: string; headers: Record<string, string> }
+  | { type: 'console'; name: string };
+
+export type ChannelType = Channel['type'];
+
+/** A rule's memory for one entity: hysteresis and cooldown. */
+export interface RuleState {
+  armed: boolean;
+  lastFiredAt: string | null;
+}
+
+export interface Alert {
+  /** Stable idempotency key, the same on every channel and every retry. */
+  id: string;
+  rule: string;
+  severity: Severity;
+  source: SourceName;
+  entity: string;
+  trigger: TriggerType;
+  fired_at: string;
+  summary: string;
+  changes: Change[];
+  current: Snapshot;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'digest';
+
+/** What one send attempt came to; expected failures are values, not exceptions. */
+export type DeliveryOutcome =
+  | { ok: true }
+  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+/** A problem found in a rule file, positioned for `file:line:column: message`. */
+export interface RuleProblem {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+}
