@@ -1,0 +1,58 @@
+// Opens the SQLite database (WAL, busy timeout) and applies the migrations, idempotently.
+import { promises as fs, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
+import { FileMigrationProvider, Kysely, Migrator, SqliteDialect } from 'kysely';
+import { EdgewatchError } from '../core/errors.ts';
+import type { Database } from './schema.ts';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+export interface Store {
+  /** Typed query builder, for everything off the hot path. */
+  db: Kysely<Database>;
+  /** The same connection, for prepared statements in synchronous transactions on the hot path. */
+  raw: SqliteDatabase.Database;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+}
+
+export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  let raw: SqliteDatabase.Database;
+  try {
+    raw = new SqliteDatabase(file);
+    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('foreign_keys = ON');
+  } catch (cause) {
+    throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  await migrateToLatest(db);
+  return {
+    db,
+    raw,
+    close: async () => {
+      await db.destroy();
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: new FileMigrationProvider({ fs, path, migrationFolder: MIGRATIONS_DIR }),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new EdgewatchError('STORE_FAILED', `migration ${failed} failed: ${(error as Error).message}`, { cause: error });
+  }
+}

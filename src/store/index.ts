@@ -1,0 +1,17 @@
+export { openStore, migrateToLatest, MIGRATIONS_DIR } from './connection.ts';
+export type { Store, OpenStoreOptions } from './connection.ts';
+export { hotStatements } from './statements.ts';
+export type { HotStatements } from './statements.ts';
+export type * from './schema.ts';
+export {
+  getSourceState,
+  listSourceStates,
+  markPollSuccess,
+  markPollError,
+  insertRun,
+  listRuns,
+  updateRunStatus,
+  pruneSnapshots,
+  listAlerts,
+} from './repositories.ts';
+export type { AlertListing } from './repositories.ts';

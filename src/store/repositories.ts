@@ -1,0 +1,117 @@
+// Repository functions off the hot path: typed kysely queries, one small function per need.
+import type { SourceName } from '../core/types.ts';
+import type { Store } from './connection.ts';
+import type { RunsTable, SourceStateTable } from './schema.ts';
+
+export async function getSourceState(store: Store, source: SourceName): Promise<SourceStateTable | undefined> {
+  return store.db.selectFrom('source_state').selectAll().where('source', '=', source).executeTakeFirst();
+}
+
+export async function listSourceStates(store: Store): Promise<SourceStateTable[]> {
+  return store.db.selectFrom('source_state').selectAll().orderBy('source').execute();
+}
+
+/** Records a successful poll; the baseline time is set once and the watermark only when given. */
+export async function markPollSuccess(
+  store: Store,
+  source: SourceName,
+  now: Date,
+  update: { watermark?: string | null } = {},
+): Promise<void> {
+  const at = now.toISOString();
+  await store.db
+    .insertInto('source_state')
+    .values({
+      source,
+      baseline_at: at,
+      watermark: update.watermark ?? null,
+      last_success_at: at,
+      last_error_at: null,
+      last_error: null,
+    })
+    .onConflict((oc) =>
+      oc.column('source').doUpdateSet((eb) => ({
+        baseline_at: eb.fn.coalesce('source_state.baseline_at', eb.val(at)),
+        watermark: update.watermark === undefined ? eb.ref('source_state.watermark') : eb.val(update.watermark),
+        last_success_at: at,
+      })),
+    )
+    .execute();
+}
+
+export async function markPollError(store: Store, source: SourceName, now: Date, error: string): Promise<void> {
+  const at = now.toISOString();
+  await store.db
+    .insertInto('source_state')
+    .values({ source, baseline_at: null, watermark: null, last_success_at: null, last_error_at: at, last_error: error })
+    .onConflict((oc) => oc.column('source').doUpdateSet({ last_error_at: at, last_error: error }))
+    .execute();
+}
+
+export async function insertRun(store: Store, run: Omit<RunsTable, 'updated_at'>): Promise<void> {
+  await store.db
+    .insertInto('runs')
+    .values({ ...run, updated_at: run.created_at })
+    .onConflict((oc) => oc.column('run_id').doNothing())
+    .execute();
+}
+
+export async function listRuns(store: Store, where: { status?: string } = {}): Promise<RunsTable[]> {
+  let query = store.db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('run_id');
+  if (where.status) query = query.where('status', '=', where.status);
+  return query.execute();
+}
+
+export async function updateRunStatus(store: Store, runId: string, status: string, now: Date): Promise<void> {
+  await store.db
+    .updateTable('runs')
+    .set({ status, updated_at: now.toISOString() })
+    .where('run_id', '=', runId)
+    .execute();
+}
+
+/** Deletes history older than the retention; the latest snapshot of every entity stays in `entities`. */
+export async function pruneSnapshots(store: Store, olderThan: Date): Promise<number> {
+  const result = await store.db.deleteFrom('snapshots').where('stored_at', '<', olderThan.toISOString()).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export interface AlertListing {
+  id: string;
+  rule: string;
+  severity: string;
+  source: string;
+  entity: string;
+  trigger: string;
+  fired_at: string;
+  summary: string;
+  deliveries: Array<{ channel: string; status: string; attempts: number; last_error: string | null }>;
+}
+
+/** Recent alerts, newest first, each with its deliveries. */
+export async function listAlerts(store: Store, limit: number): Promise<AlertListing[]> {
+  const alerts = await store.db
+    .selectFrom('alerts')
+    .select(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary'])
+    .orderBy('fired_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  if (alerts.length === 0) return [];
+  const deliveries = await store.db
+    .selectFrom('deliveries')
+    .select(['alert_id', 'channel', 'status', 'attempts', 'last_error'])
+    .where(
+      'alert_id',
+      'in',
+      alerts.map((a) => a.id),
+    )
+    .orderBy('id')
+    .execute();
+  return alerts.map((alert) => ({
+    ...alert,
+    deliveries: deliveries
+      .filter((d) => d.alert_id === alert.id)
+      .map(({ channel, status, attempts, last_error }) => ({ channel, status, attempts, last_error })),
+  }));
+}

@@ -1,0 +1,97 @@
+// Table types, in one place. Kysely queries and the raw prepared statements of the hot path use them.
+import type { Generated } from 'kysely';
+
+export interface EntitiesTable {
+  source: string;
+  entity_key: string;
+  /** Per-entity snapshot number: 1 for the first snapshot, +1 for every change. */
+  seq: number;
+  data: string;
+  first_seen_at: string;
+  updated_at: string;
+}
+
+export interface SnapshotsTable {
+  source: string;
+  entity_key: string;
+  seq: number;
+  data: string;
+  stored_at: string;
+}
+
+export interface SourceStateTable {
+  source: string;
+  /** When the source's first (baseline) poll completed; null until then. */
+  baseline_at: string | null;
+  /** events: the newest captured_at fully processed. */
+  watermark: string | null;
+  last_success_at: string | null;
+  last_error_at: string | null;
+  last_error: string | null;
+}
+
+export interface RuleStateTable {
+  rule: string;
+  source: string;
+  entity_key: string;
+  armed: number;
+  last_fired_at: string | null;
+}
+
+export interface AlertsTable {
+  id: string;
+  cause_key: string;
+  rule: string;
+  severity: string;
+  source: string;
+  entity: string;
+  trigger: string;
+  fired_at: string;
+  summary: string;
+  changes: string;
+  current: string;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  alert_id: string;
+  channel: string;
+  status: string;
+  digest_id: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  duration_ms: number | null;
+  created_at: string;
+}
+
+export interface RunsTable {
+  run_id: string;
+  venue: string;
+  event_key: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReportChecksTable {
+  event_ticker: string;
+  venue: string;
+  event_key: string;
+  last_checked_at: string | null;
+  /** 1 when the trust endpoint answered with a scorecard at the last check, 0 on 404, null before any. */
+  found: number | null;
+}
+
+export interface Database {
+  entities: EntitiesTable;
+  snapshots: SnapshotsTable;
+  source_state: SourceStateTable;
+  rule_state: RuleStateTable;
+  alerts: AlertsTable;
+  deliveries: DeliveriesTable;
+  runs: RunsTable;
+  report_checks: ReportChecksTable;
+}
