@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The alert id: derived from what caused the alert, so that re-polling, restarting or crashing
+ * and polling again yields the same id (the idempotency key of every delivery). 26 characters
+ * of Crockford base32, shaped like a ULID.
+ */
+export function alertId(causeKey: string): string {
+  const digest = createHash('sha256').update(causeKey).digest();
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of digest) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < 26) {
+      out += CROCKFORD[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+    if (out.length === 26) break;
+  }
+  return out;
+}
+
+/** What caused an alert: one rule, one entity, one snapshot transition (the entity's new seq). */
+export function causeKey(rule: string, source: string, entity: string, seq: number): string {
+  return [rule, source, entity, seq].join('\u0000');
+}
