@@ -1,0 +1,492 @@
+// The research API client: undici over one keep-alive Agent, bounded concurrency, per-request
+// timeout, retries with exponential backoff and full jitter, every response parsed by zod.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { ApiError, describeIssue, parseErrorBody, redact, safeCause } from './errors.ts';
+import { RETRYABLE_STATUSES, backoffDelay, parseRetryAfter } from './retry.ts';
+import { createSemaphore } from './semaphore.ts';
+import {
+  EventDetail,
+  EventHistoryEnvelope,
+  EventRow,
+  GenerationAccepted,
+  HistorySnapshot,
+  KpiBoardEnvelope,
+  KpiDetail,
+  KpiRow,
+  ModelEdgeEnvelope,
+  ModelEdgeRow,
+  PageEnvelope,
+  RankingEnvelope,
+  RankingRow,
+  ReportRetrieval,
+  RunStatus,
+  TrustScorecard,
+  type ModelEdgeResponse,
+} from './schemas.ts';
+
+export interface RequestInfo {
+  method: string;
+  /** Path below the base URL, without the query. */
+  path: string;
+  /** HTTP status, or undefined when no response came (network error, timeout). */
+  status: number | undefined;
+  durationMs: number;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+export interface ApiClientOptions {
+  /** API root including `/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Per attempt, from sending to the end of the body. Default 15000. */
+  timeoutMs?: number;
+  /** Requests in flight across all calls. Default 8. */
+  maxConcurrency?: number;
+  /** Retries after the first attempt. Default 4. */
+  retries?: number;
+  backoffBaseMs?: number;
+  maxBackoffMs?: number;
+  /** Used instead of the client's own Agent; the caller then owns (and closes) it. */
+  dispatcher?: Dispatcher;
+  /** Called after every attempt, e.g. for metrics. Never receives the key. */
+  onRequest?: (info: RequestInfo) => void;
+}
+
+export interface Page<T> {
+  rows: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface HistoryPage extends Page<HistorySnapshot> {
+  eventTicker: string | undefined;
+}
+
+export interface KpiPage extends Page<KpiRow> {
+  /** The board's `as_of`. */
+  asOf: string | null;
+  aggregates: KpiBoardEnvelope['aggregates'];
+}
+
+export interface RankingPage extends Page<RankingRow> {
+  runId: string | null;
+  capturedAt: string | null;
+  sortBy: string | null | undefined;
+}
+
+export type Venue = 'venuea' | 'venueb';
+
+export interface EventPagesParams {
+  /** Page size, 1-200; default 200 (fewest requests for a full poll). */
+  limit?: number;
+  /** Default true: rules filter on eligibility_status. */
+  includeEligibility?: boolean;
+  hasHistory?: boolean;
+  cursor?: string;
+}
+
+export interface EventHistoryParams {
+  limit?: number;
+  cursor?: string;
+  capturedFrom?: string;
+  capturedTo?: string;
+  includeAnalysis?: boolean;
+  days?: number;
+  excludeEmptyModel?: boolean;
+}
+
+export interface KpiPagesParams {
+  status?: 'all' | 'active' | 'settled' | 'reported';
+  sort?: string;
+  q?: string;
+  period?: string;
+  /** Page size, 1-200; default 200. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface KpiDetailParams {
+  includeHistory?: boolean;
+  selectedEstimateId?: string;
+  startTs?: number;
+  endTs?: number;
+  periodInterval?: number;
+  percentiles?: number[];
+}
+
+export interface MarketsWithEdgePagesParams {
+  runId?: string;
+  category?: string;
+  edgePpMin?: number;
+  edgePpMax?: number;
+  expectedReturnMin?: number;
+  totalVolumeMin?: number;
+  modelProbabilityMin?: number;
+  sortBy?: 'edge_pp' | 'expected_return' | 'total_volume' | 'model_probability';
+  /** Page size, 1-200; default 200. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ApiClient {
+  eventPages(params?: EventPagesParams): AsyncIterable<Page<EventRow>>;
+  event(ticker: string, params?: { runId?: string }): Promise<EventDetail>;
+  eventHistoryPages(ticker: string, params?: EventHistoryParams): AsyncIterable<HistoryPage>;
+  report(venue: Venue, key: string, params?: { version?: string }): Promise<ReportRetrieval>;
+  trust(venue: Venue, key: string, params?: { version?: string; expand?: Array<'integrity' | 'trade_quality'> }): Promise<TrustScorecard>;
+  /** Starts a paid (3 credits) generation; never retried once the request may have been sent. */
+  startGeneration(venue: Venue, key: string): Promise<GenerationAccepted>;
+  runStatus(runId: string): Promise<RunStatus>;
+  kpiPages(params?: KpiPagesParams): AsyncIterable<KpiPage>;
+  kpi(eventId: string, params?: KpiDetailParams): Promise<KpiDetail>;
+  marketsWithEdgePages(params?: MarketsWithEdgePagesParams): AsyncIterable<RankingPage>;
+  edge(tickers: string[], runId?: string): Promise<ModelEdgeResponse>;
+  close(): Promise<void>;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Query;
+  body?: unknown;
+  resource: string;
+  /** Paid calls: no retry once the request may have reached the server. */
+  paid?: boolean;
+}
+
+const DEFAULT_PAGE = 200;
+
+// Errors raised before any byte left: retrying cannot charge twice.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+const seg = encodeURIComponent;
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const apiKey = options.apiKey;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const retries = options.retries ?? 4;
+  const backoffBaseMs = options.backoffBaseMs ?? 500;
+  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const maxConcurrency = options.maxConcurrency ?? 8;
+  const ownAgent = options.dispatcher ? undefined : new Agent({ connections: maxConcurrency, keepAliveTimeout: 30_000 });
+  const dispatcher: Dispatcher = options.dispatcher ?? ownAgent!;
+  const semaphore = createSemaphore(maxConcurrency);
+  const onRequest = options.onRequest;
+  let closed = false;
+
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (apiKey !== undefined) headers['authorization'] = `Bearer ${apiKey}`;
+
+  /** One attempt: the parsed JSON body of a 2xx, or the ApiError it came to with retry hints. */
+  async function attempt(call: Call, attemptNo: number): Promise<{ body: unknown } | { error: ApiError; retryAfterMs?: number }> {
+    const release = await semaphore.acquire();
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      const response = await request(`${baseUrl}${call.path}${queryString(call.query)}`, {
+        method: call.method,
+        dispatcher,
+        headers: call.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = response.statusCode;
+      const text = await response.body.text();
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+        if (status >= 200 && status < 300) {
+          return { error: new ApiError({ code: 'invalid_response', status, resource: call.resource, retryable: false, message: `${call.resource}: body is not JSON (HTTP ${status})` }) };
+        }
+      }
+      if (status >= 200 && status < 300) return { body };
+
+      const { code, message } = parseErrorBody(body);
+      const errorCode = code ?? `http_${status}`;
+      const retryable = RETRYABLE_STATUSES.has(status) && errorCode !== 'insufficient_credits' && !call.paid;
+      const retryAfterHeader = response.headers['retry-after'];
+      const retryAfterMs = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, maxBackoffMs);
+      const error = new ApiError({
+        code: errorCode,
+        status,
+        resource: call.resource,
+        retryable,
+        ...(message === undefined ? {} : { apiMessage: redact(message, apiKey) }),
+      });
+      return retryAfterMs === undefined ? { error } : { error, retryAfterMs };
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      const errCode = (err as { code?: unknown }).code;
+      const notSent = typeof errCode === 'string' && NOT_SENT_CODES.has(errCode);
+      const code = closed ? 'client_closed' : timedOut ? 'timeout' : 'network_error';
+      return {
+        error: new ApiError({
+          code,
+          resource: call.resource,
+          retryable: !closed && (call.paid ? notSent : true),
+          message: redact(
+            timedOut
+              ? `${call.resource}: timeout after ${timeoutMs} ms`
+              : `${call.resource}: ${code}: ${err instanceof Error ? err.message : String(err)}`,
+            apiKey,
+          ),
+          cause: safeCause(err, apiKey),
+          ...(status === undefined ? {} : { status }),
+        }),
+      };
+    } finally {
+      release();
+      try {
+        onRequest?.({ method: call.method, path: call.path, status, durationMs: performance.now() - started, attempt: attemptNo });
+      } catch {
+        // A metrics hook must never fail a request.
+      }
+    }
+  }
+
+  async function send(call: Call): Promise<unknown> {
+    for (let attemptNo = 1; ; attemptNo += 1) {
+      if (closed) throw new ApiError({ code: 'client_closed', resource: call.resource, retryable: false });
+      const outcome = await attempt(call, attemptNo);
+      if ('body' in outcome) return outcome.body;
+      if (!outcome.error.retryable || attemptNo > retries) throw outcome.error;
+      await sleep(outcome.retryAfterMs ?? backoffDelay(attemptNo - 1, backoffBaseMs, maxBackoffMs));
+    }
+  }
+
+  function invalid(resource: string, where: string, error: z.ZodError): ApiError {
+    return new ApiError({
+      code: 'invalid_response',
+      resource,
+      retryable: false,
+      message: redact(`${resource}: ${where}${describeIssue(error)}`, apiKey),
+    });
+  }
+
+  function parseOne<S extends z.ZodType>(schema: S, body: unknown, resource: string): z.output<S> {
+    const result = schema.safeParse(body);
+    if (!result.success) throw invalid(resource, '', result.error);
+    return result.data;
+  }
+
+  /** Rows validated one at a time so an error names the row by its key field. */
+  function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], resource: string, keyField: string): Array<z.output<S>> {
+    const out: Array<z.output<S>> = new Array(rows.length);
+    for (let i = 0; i < rows.length; i += 1) {
+      const row = rows[i];
+      const result = schema.safeParse(row);
+      if (!result.success) {
+        const key = typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[keyField] : undefined;
+        const name = typeof key === 'string' || typeof key === 'number' ? String(key) : `#${i}`;
+        throw invalid(resource, `row ${name}: `, result.error);
+      }
+      out[i] = result.data;
+    }
+    return out;
+  }
+
+  /**
+   * Walks a cursor-paginated list, one request per page. `read` turns a raw envelope into the
+   * page handed out; the loop stops on has_more false (or when the consumer breaks).
+   */
+  async function* paginate<E extends z.infer<typeof PageEnvelope>, P extends Page<unknown>>(
+    call: Call,
+    envelope: z.ZodType<E>,
+    read: (env: E) => P,
+  ): AsyncGenerator<P, void, undefined> {
+    let cursor = call.query?.['cursor'] as string | undefined;
+    const seen = new Set<string>();
+    for (;;) {
+      const body = await send({ ...call, query: { ...call.query, cursor } });
+      const env = parseOne(envelope, body, call.resource);
+      const page = read(env);
+      yield page;
+      if (!page.hasMore) return;
+      if (page.nextCursor === null || seen.has(page.nextCursor)) {
+        throw new ApiError({
+          code: 'invalid_response',
+          resource: call.resource,
+          retryable: false,
+          message: `${call.resource}: has_more is true but next_cursor is ${page.nextCursor === null ? 'null' : 'repeated'}`,
+        });
+      }
+      seen.add(page.nextCursor);
+      cursor = page.nextCursor;
+    }
+  }
+
+  const venuePath = (venue: Venue, key: string): string => `/predictions/reports/${seg(venue)}/${seg(key)}`;
+
+  return {
+    eventPages(params = {}) {
+      const call: Call = {
+        method: 'GET',
+        path: '/predictions/events',
+        resource: 'events list',
+        query: {
+          limit: params.limit ?? DEFAULT_PAGE,
+          include: params.includeEligibility === false ? undefined : 'eligibility',
+          has_history: params.hasHistory,
+          cursor: params.cursor,
+        },
+      };
+      return paginate(call, PageEnvelope, (env) => ({
+        rows: parseRows(EventRow, env.data, call.resource, 'event_ticker'),
+        nextCursor: env.next_cursor,
+        hasMore: env.has_more,
+      }));
+    },
+
+    async event(ticker, params = {}) {
+      const resource = `event ${ticker}`;
+      const body = await send({ method: 'GET', path: `/predictions/events/${seg(ticker)}`, query: { run_id: params.runId }, resource });
+      return parseOne(EventDetail, body, resource);
+    },
+
+    eventHistoryPages(ticker, params = {}) {
+      const call: Call = {
+        method: 'GET',
+        path: `/predictions/events/${seg(ticker)}/history`,
+        resource: `event history ${ticker}`,
+        query: {
+          limit: params.limit ?? DEFAULT_PAGE,
+          cursor: params.cursor,
+          captured_from: params.capturedFrom,
+          captured_to: params.capturedTo,
+          include: params.includeAnalysis ? 'analysis' : undefined,
+          days: params.days,
+          exclude_empty_model: params.excludeEmptyModel,
+        },
+      };
+      return paginate(call, EventHistoryEnvelope, (env) => ({
+        rows: parseRows(HistorySnapshot, env.data, call.resource, 'history_id'),
+        nextCursor: env.next_cursor,
+        hasMore: env.has_more,
+        eventTicker: env.event_ticker,
+      }));
+    },
+
+    async report(venue, key, params = {}) {
+      const resource = `report ${venue}/${key}`;
+      const body = await send({ method: 'GET', path: venuePath(venue, key), query: { version: params.version }, resource });
+      return parseOne(ReportRetrieval, body, resource);
+    },
+
+    async trust(venue, key, params = {}) {
+      const resource = `trust ${venue}/${key}`;
+      const query = { version: params.version, expand: params.expand?.length ? params.expand.join(',') : undefined };
+      const body = await send({ method: 'GET', path: `${venuePath(venue, key)}/trust`, query, resource });
+      return parseOne(TrustScorecard, body, resource);
+    },
+
+    async startGeneration(venue, key) {
+      const resource = `generation ${venue}/${key}`;
+      const body = await send({ method: 'POST', path: venuePath(venue, key), resource, paid: true });
+      return parseOne(GenerationAccepted, body, resource);
+    },
+
+    async runStatus(runId) {
+      const resource = `run ${runId}`;
+      const body = await send({ method: 'GET', path: `/predictions/reports/status/${seg(runId)}`, resource });
+      return parseOne(RunStatus, body, resource);
+    },
+
+    kpiPages(params = {}) {
+      const call: Call = {
+        method: 'GET',
+        path: '/predictions/kpi-events',
+        resource: 'kpi board',
+        query: {
+          status: params.status,
+          sort: params.sort,
+          q: params.q,
+          period: params.period,
+          limit: params.limit ?? DEFAULT_PAGE,
+          cursor: params.cursor,
+        },
+      };
+      return paginate(call, KpiBoardEnvelope, (env) => ({
+        rows: parseRows(KpiRow, env.data, call.resource, 'id'),
+        nextCursor: env.next_cursor,
+        hasMore: env.has_more,
+        asOf: env.as_of,
+        aggregates: env.aggregates,
+      }));
+    },
+
+    async kpi(eventId, params = {}) {
+      const resource = `kpi ${eventId}`;
+      const query: Query = {
+        include_history: params.includeHistory,
+        selected_estimate_id: params.selectedEstimateId,
+        start_ts: params.startTs,
+        end_ts: params.endTs,
+        period_interval: params.periodInterval,
+        percentiles: params.percentiles?.join(','),
+      };
+      const body = await send({ method: 'GET', path: `/predictions/kpi-events/${seg(eventId)}`, query, resource });
+      return parseOne(KpiDetail, body, resource);
+    },
+
+    marketsWithEdgePages(params = {}) {
+      const call: Call = {
+        method: 'GET',
+        path: '/predictions/venuea/markets-with-edge',
+        resource: 'markets with edge',
+        query: {
+          run_id: params.runId,
+          category: params.category,
+          edge_pp_min: params.edgePpMin,
+          edge_pp_max: params.edgePpMax,
+          expected_return_min: params.expectedReturnMin,
+          total_volume_min: params.totalVolumeMin,
+          model_probability_min: params.modelProbabilityMin,
+          sort_by: params.sortBy,
+          limit: params.limit ?? DEFAULT_PAGE,
+          cursor: params.cursor,
+        },
+      };
+      return paginate(call, RankingEnvelope, (env) => ({
+        rows: parseRows(RankingRow, env.data, call.resource, 'event_ticker'),
+        nextCursor: env.next_cursor,
+        hasMore: env.has_more,
+        runId: env.run_id,
+        capturedAt: env.captured_at,
+        sortBy: env.sort_by,
+      }));
+    },
+
+    async edge(tickers, runId) {
+      const resource = 'model edge';
+      const body = await send({
+        method: 'POST',
+        path: '/predictions/venuea/markets/edge',
+        body: runId === undefined ? { tickers } : { tickers, run_id: runId },
+        resource,
+      });
+      const env = parseOne(ModelEdgeEnvelope, body, resource);
+      return { ...env, data: parseRows(ModelEdgeRow, env.data, resource, 'input_ticker') };
+    },
+
+    async close() {
+      closed = true;
+      await ownAgent?.close();
+    },
+  };
+}
