@@ -43,7 +43,7 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
       const prevRow = st.getEntity.get(source, item.key);
       if (prevRow?.data === text) continue;
       const seq = (prevRow?.seq ?? 0) + 1;
-      st.upsertEntity.run(source, item.key, seq, text, nowIso);
+      st.upsertEntity.run(source, item.key, seq, text, nowIso, nowIso);
       st.insertSnapshot.run(source, item.key, seq, text, nowIso);
       result.changed++;
       if (options.baseline || (item.baseline && !prevRow) || rules.length === 0) continue;

@@ -4,8 +4,6 @@ import type { Store } from '../store/index.ts';
 
 export interface Page<T> {
   rows: T[];
-  nextCursor: string | null;
-  hasMore: boolean;
 }
 
 type Row = Record<string, unknown>;

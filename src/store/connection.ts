@@ -1,9 +1,10 @@
 // Opens the SQLite database (WAL, busy timeout) and applies the migrations, idempotently.
-import { promises as fs, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
-import { FileMigrationProvider, Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import { EdgewatchError } from '../core/errors.ts';
 import type { Database } from './schema.ts';
 
@@ -45,11 +46,21 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
   };
 }
 
+// Like kysely's FileMigrationProvider, but the import runs from our own code, so the TypeScript
+// migrations load under whichever loader runs the app (tsx, or vitest in tests).
+const migrationFolder: MigrationProvider = {
+  async getMigrations() {
+    const migrations: Record<string, Migration> = {};
+    for (const file of (await readdir(MIGRATIONS_DIR)).sort()) {
+      if (!/\.(ts|js|mjs)$/.test(file) || file.endsWith('.d.ts')) continue;
+      migrations[file.replace(/\.[^.]+$/, '')] = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+    }
+    return migrations;
+  },
+};
+
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: new FileMigrationProvider({ fs, path, migrationFolder: MIGRATIONS_DIR }),
-  });
+  const migrator = new Migrator({ db, provider: migrationFolder });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -4,7 +4,7 @@ import type { AlertsTable, EntitiesTable, RuleStateTable } from './schema.ts';
 
 export interface HotStatements {
   getEntity: SqliteDatabase.Statement<[string, string], Pick<EntitiesTable, 'seq' | 'data'>>;
-  upsertEntity: SqliteDatabase.Statement<[string, string, number, string, string]>;
+  upsertEntity: SqliteDatabase.Statement<[string, string, number, string, string, string]>;
   insertSnapshot: SqliteDatabase.Statement<[string, string, number, string, string]>;
   getRuleStates: SqliteDatabase.Statement<[string, string], Pick<RuleStateTable, 'rule' | 'armed' | 'last_fired_at'>>;
   upsertRuleState: SqliteDatabase.Statement<[string, string, string, number, string | null]>;
@@ -23,7 +23,7 @@ export function hotStatements(raw: SqliteDatabase.Database): HotStatements {
     getEntity: raw.prepare('SELECT seq, data FROM entities WHERE source = ? AND entity_key = ?'),
     upsertEntity: raw.prepare(
       `INSERT INTO entities (source, entity_key, seq, data, first_seen_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+       VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (source, entity_key) DO UPDATE SET seq = excluded.seq, data = excluded.data, updated_at = excluded.updated_at`,
     ),
     insertSnapshot: raw.prepare(

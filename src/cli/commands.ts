@@ -1,0 +1,162 @@
+// One function per command; each returns its exit code.
+import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
+import { formatProblem } from '../rules/index.ts';
+import { runSandboxCommand } from '../sandbox/index.ts';
+import { connectApi, loadRulesAndTemplates, openConfiguredStore } from '../service/app.ts';
+import { runPollOnce } from '../service/poll-once.ts';
+import { startGeneration } from '../sources/index.ts';
+import { listAlerts, listRuns } from '../store/index.ts';
+import { describeError } from '../service/cycle.ts';
+
+export interface CommandContext {
+  values: Record<string, string | boolean | undefined | Array<string | boolean>>;
+  positionals: string[];
+  config: Config;
+}
+
+export interface Command {
+  options: NonNullable<ParseArgsConfig['options']>;
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export const USAGE = `usage: edgewatch <command>
+
+  run                               the daemon: poll, evaluate rules, deliver, serve HTTP
+  poll --once [--dry-run]           one cycle; --dry-run prints what would fire and changes nothing
+  validate                          check every rule, channel and template
+  generate <venue> <event_key>      start a report generation (3 credits) and watch its run
+  runs                              the recorded generation runs and their status
+  alerts [--limit N] [--json]       recent alerts with their deliveries
+  digest --flush                    send every pending digest now
+  sandbox [--port P]                serve the simulated research API alone
+`;
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const err = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+const validate: Command = {
+  options: {},
+  async run({ config }) {
+    const { ruleSet } = await loadRulesAndTemplates(config);
+    for (const problem of ruleSet.problems) out(formatProblem(problem));
+    if (ruleSet.problems.length > 0) {
+      err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
+      return 1;
+    }
+    out(`${ruleSet.rules.length} rules and ${ruleSet.channels.size} channels in ${config.rulesDir}: valid`);
+    return 0;
+  },
+};
+
+const poll: Command = {
+  options: { once: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+  async run({ values, config }) {
+    if (!values.once) {
+      err('edgewatch poll: only `poll --once` exists; the daemon is `edgewatch run`');
+      return 2;
+    }
+    return runPollOnce(config, { dryRun: values['dry-run'] === true, out, err });
+  },
+};
+
+const generate: Command = {
+  options: {},
+  async run({ positionals, config }) {
+    const [venue, eventKey] = positionals;
+    if ((venue !== 'venuea' && venue !== 'venueb') || !eventKey || positionals.length !== 2) {
+      err('usage: edgewatch generate <venuea|venueb> <event_key>');
+      return 2;
+    }
+    const store = await openConfiguredStore(config);
+    const connection = await connectApi(config, { sandboxSpeed: 0 });
+    try {
+      const run = await startGeneration(store, connection.api, venue, eventKey, new Date());
+      out(run.runId);
+      return 0;
+    } catch (error) {
+      err(`edgewatch generate: refused: ${describeError(error)}`);
+      return 1;
+    } finally {
+      await connection.close();
+      await store.close();
+    }
+  },
+};
+
+const runs: Command = {
+  options: { json: { type: 'boolean' } },
+  async run({ values, config }) {
+    const store = await openConfiguredStore(config);
+    try {
+      const rows = await listRuns(store);
+      if (values.json) {
+        out(JSON.stringify(rows, null, 2));
+        return 0;
+      }
+      if (rows.length === 0) out('no generation runs recorded (start one with: edgewatch generate <venue> <event_key>)');
+      for (const run of rows) out(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+const alerts: Command = {
+  options: { limit: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, config }) {
+    const limit = values.limit === undefined ? 20 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1) {
+      err('edgewatch alerts: --limit takes a positive integer');
+      return 2;
+    }
+    const store = await openConfiguredStore(config);
+    try {
+      const rows = await listAlerts(store, limit);
+      if (values.json) {
+        out(JSON.stringify(rows, null, 2));
+        return 0;
+      }
+      if (rows.length === 0) out('no alerts yet');
+      for (const alert of rows) {
+        out(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
+        for (const d of alert.deliveries) {
+          const error = d.last_error ? `  last error: ${d.last_error}` : '';
+          out(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
+        }
+      }
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+const sandbox: Command = {
+  options: { port: { type: 'string' } },
+  async run({ values, config }) {
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      err('edgewatch sandbox: --port takes a port number (0: any free port)');
+      return 2;
+    }
+    const server = await runSandboxCommand({ port, apiKey: config.apiKey });
+    await waitForSignal();
+    await server.close();
+    return 0;
+  },
+};
+
+export const COMMANDS: Record<string, Command> = { validate, poll, generate, runs, alerts, sandbox };

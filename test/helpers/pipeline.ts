@@ -1,0 +1,74 @@
+// A pipeline on a real sandbox and a real SQLite file in a temporary folder.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApiClient, type ApiClient } from '../../src/api/index.ts';
+import type { Alert } from '../../src/core/types.ts';
+import { loadRules, type RuleSet } from '../../src/rules/index.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
+
+export const TEMPLATES_DIR = path.resolve(import.meta.dirname, '../../templates');
+
+export interface Pipeline {
+  dir: string;
+  dbPath: string;
+  sandbox: Sandbox;
+  api: ApiClient;
+  store: Store;
+  ruleSet: RuleSet;
+  /** One poll of every source; returns what it reported. */
+  poll(options?: { dryRun?: boolean }): Promise<PollSourcesReport>;
+  /** Every alert stored, oldest first. */
+  storedAlerts(): Alert[];
+  /** Close and reopen the database, as a restart would. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'edgewatch-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startPipeline(options: { rules: string; sandbox?: SandboxOptions; retries?: number; timeoutMs?: number; reportsBudget?: number }): Promise<Pipeline> {
+  const dir = tempDir();
+  const rulesDir = path.join(dir, 'rules');
+  const dbPath = path.join(dir, 'edgewatch.db');
+  await import('node:fs/promises').then((fs) => fs.mkdir(rulesDir));
+  writeFileSync(path.join(rulesDir, 'rules.yaml'), options.rules);
+  const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(), transports: { slack: false, email: false } });
+  if (ruleSet.problems.length > 0) throw new Error(`test rules invalid: ${JSON.stringify(ruleSet.problems)}`);
+  const sandbox = await startSandbox({ port: 0, ...options.sandbox });
+  const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'test-key', retries: options.retries ?? 0, timeoutMs: options.timeoutMs ?? 5000, backoffBaseMs: 10 });
+  let store = await openStore(dbPath);
+
+  const pipeline: Pipeline = {
+    dir,
+    dbPath,
+    sandbox,
+    api,
+    get store() {
+      return store;
+    },
+    ruleSet,
+    poll: (pollOptions = {}) =>
+      pollSources({ store, api, rules: ruleSet.rules, now: () => sandbox.now(), dryRun: pollOptions.dryRun, reportsBudget: options.reportsBudget ?? 100 }),
+    storedAlerts: () =>
+      store.raw
+        .prepare<[], Record<string, string>>('SELECT * FROM alerts ORDER BY rowid')
+        .all()
+        .map((row) => ({ ...row, changes: JSON.parse(row.changes!), current: JSON.parse(row.current!) }) as unknown as Alert),
+    restart: async () => {
+      await store.close();
+      store = await openStore(dbPath);
+    },
+    close: async () => {
+      await store.close();
+      await api.close();
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return pipeline;
+}

@@ -1,0 +1,114 @@
+// Kill a polling process (SIGKILL) at many points; after restarting, the stored alerts equal those
+// of an uninterrupted run, with no duplicates.
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import { tempDir } from '../helpers/pipeline.ts';
+
+const CHILD = path.resolve(import.meta.dirname, '../helpers/poll-child.ts');
+const RULES = `
+channels:
+  screen: { type: console }
+  hook: { type: console }
+rules:
+  - name: edge-over-10
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
+    notify: [screen, hook]
+  - name: edge-moves
+    source: events
+    trigger: { type: moves, field: edge_pp, by: 1 }
+    notify: [screen]
+  - name: new-events
+    source: events
+    trigger: { type: new }
+    notify: [hook]
+`;
+
+let sandbox: Sandbox;
+let dir: string;
+let rulesDir: string;
+
+function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      env: { ...process.env, CHILD_API_URL: sandbox.url, CHILD_DB: db, CHILD_RULES: rulesDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // Count from the moment the child is ready, so kills land inside the poll.
+      if (killAfterMs !== undefined && timer === undefined && output.includes('ready')) {
+        timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      resolve({ killed: signal === 'SIGKILL', output });
+    });
+  });
+}
+
+async function storedAlerts(db: string) {
+  const store = await openStore(db);
+  try {
+    const alerts = store.raw.prepare('SELECT id, rule, entity FROM alerts ORDER BY id').all() as Array<{ id: string }>;
+    const deliveries = store.raw.prepare('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel').all();
+    return { alerts, deliveries };
+  } finally {
+    await store.close();
+  }
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, events: 2500, kpis: 10 });
+  dir = tempDir();
+  rulesDir = path.join(dir, 'rules');
+  mkdirSync(rulesDir);
+  writeFileSync(path.join(rulesDir, 'rules.yaml'), RULES);
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('crash safety', () => {
+  it('stores the same alerts, once each, however often the poll is killed', { timeout: 240_000 }, async () => {
+    const reference = path.join(dir, 'reference.db');
+    const crashed = path.join(dir, 'crashed.db');
+    for (const db of [reference, crashed]) expect((await runChild(db)).output).toMatch(/done 0 0/);
+
+    // Move a tenth of the universe: crossings, moves and new events spread over every page.
+    const tickers = sandbox.world.eventTickers();
+    sandbox.advance(1);
+    tickers.forEach((ticker, i) => {
+      if (i % 10 === 0) sandbox.world.updateEvent(ticker, { edge_pp: i % 20 === 0 ? 15 + (i % 7) : -(11 + (i % 5)) });
+    });
+    for (let i = 0; i < 20; i++) sandbox.world.addEvent();
+
+    let kills = 0;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const result = await runChild(crashed, Math.floor(Math.random() * 700));
+      if (result.killed) kills++;
+    }
+    expect((await runChild(crashed)).output).toMatch(/done \d+ 0/);
+    expect((await runChild(reference)).output).toMatch(/done \d+ 0/);
+
+    const expected = await storedAlerts(reference);
+    const actual = await storedAlerts(crashed);
+    expect(kills).toBeGreaterThan(10);
+    expect(expected.alerts.length).toBeGreaterThan(250);
+    expect(actual.alerts).toEqual(expected.alerts);
+    expect(actual.deliveries).toEqual(expected.deliveries);
+  });
+});
