@@ -1,0 +1,13 @@
+export { parseRuleFile, parseRuleFileDetail, checkAcrossFiles, formatProblem } from './parse.ts';
+export type { RuleContext, ParsedRules, ParsedRuleFileDetail } from './parse.ts';
+export { loadRules, combineRuleFiles, listTemplateNames, ruleContext } from './load.ts';
+export type { RuleSet } from './load.ts';
+export { getPath } from './path.ts';
+export { matchesFilter, FILTER_OPERATORS } from './filter.ts';
+export { diffSnapshots, changedField } from './diff.ts';
+export { evaluate } from './evaluate.ts';
+export type { Evaluation } from './evaluate.ts';
+export { summarize, entityTitle, formatValue } from './summary.ts';
+export { SOURCE_FIELDS, ORDINAL_ORDERS, ordinalOrder, checkField } from './fields.ts';
+export type { FieldKind, FieldCheck } from './fields.ts';
+export { deepEqual, isAbsent } from './values.ts';

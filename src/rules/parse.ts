@@ -1,0 +1,513 @@
+// Rule files: YAML text -> channels and rules, or every problem with its position.
+// Pure: the caller hands in the environment, the template names and which transports exist.
+import { LineCounter, parseDocument } from 'yaml';
+import type { Channel, FilterClause, FilterOperator, Rule, RuleProblem, SourceName, Trigger, TriggerType } from '../core/types.ts';
+import { SOURCES } from '../core/types.ts';
+import { checkField, editDistance, ordinalOrder, type FieldKind } from './fields.ts';
+import { FILTER_OPERATORS } from './filter.ts';
+import { describeValue, formatPath, fromZodIssues, locate, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
+import {
+  CHANNEL_SCHEMAS,
+  CHANNEL_TYPES,
+  DigestSchema,
+  isReservedHeader,
+  RuleSchema,
+  TopLevelSchema,
+  TRIGGER_SCHEMAS,
+  TRIGGER_TYPES,
+} from './schema.ts';
+
+export interface RuleContext {
+  /** The environment, for `${NAME}` in string values. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Template names available: `edge` for templates/edge.* */
+  templates: ReadonlySet<string>;
+  /** Which transports are configured (SLACK_BOT_TOKEN, SMTP_URL). */
+  transports: { slack: boolean; email: boolean };
+}
+
+export interface ParsedRules {
+  channels: Channel[];
+  rules: Rule[];
+  problems: RuleProblem[];
+}
+
+/** A located name, for the checks across files. */
+export interface NameAt extends Position {
+  name: string;
+}
+
+/** One file parsed on its own, with what the checks across files need. */
+export interface ParsedRuleFileDetail extends ParsedRules {
+  file: string;
+  /** Every channel declared, valid or not, in file order. */
+  channelNames: NameAt[];
+  /** Every rule with a string name, valid or not, in file order. */
+  ruleNames: NameAt[];
+  /** Every channel name in a `notify` list (the name is the channel's). */
+  notifyRefs: Array<NameAt & { rule: string }>;
+}
+
+/** Parses one rule file; names and notify references are checked within this file alone. */
+export function parseRuleFile(text: string, file: string, ctx: RuleContext): ParsedRules {
+  return checkAcrossFiles([parseRuleFileDetail(text, file, ctx)]);
+}
+
+const TOP_LEVEL_KEYS = ['channels', 'rules'];
+const RULE_KEYS = Object.keys(RuleSchema.shape);
+const DIGEST_KEYS = Object.keys(DigestSchema.shape);
+const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
+
+/** Parses one rule file without the checks that depend on other files (unique names, notify). */
+export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext): ParsedRuleFileDetail {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const empty: ParsedRuleFileDetail = { file, channels: [], rules: [], problems: [], channelNames: [], ruleNames: [], notifyRefs: [] };
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((error) => {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      return { file, line, column: col, message: `invalid YAML: ${error.message.split('\n')[0]}` };
+    });
+    return { ...empty, problems };
+  }
+
+  const envIssues: Issue[] = [];
+  const raw = substituteEnv(doc.toJS({ maxAliasCount: 100 }), ctx.env, [], envIssues);
+  const issues: Issue[] = [];
+  const channels: Array<{ base: IssuePath; channel: Channel }> = [];
+  const rules: Array<{ base: IssuePath; rule: Rule }> = [];
+  const position = (path: IssuePath, at?: 'key' | 'value') => locate(doc, lineCounter, path, at);
+  const detail = { ...empty };
+
+  if (raw !== null && raw !== undefined) {
+    if (!isPlainObject(raw)) {
+      issues.push({ path: [], message: `a rule file is a map with the keys channels and rules, not ${describeValue(raw)}` });
+    } else {
+      const top = TopLevelSchema.safeParse(raw, { reportInput: true });
+      if (!top.success) {
+        issues.push(
+          ...fromZodIssues(top.error.issues, {
+            base: [],
+            label: '',
+            unknownKey: (key) => `unknown top-level key "${key}"${didYouMean(key, TOP_LEVEL_KEYS)} (a rule file has channels and rules)`,
+          }),
+        );
+      }
+      if (isPlainObject(raw.channels)) {
+        for (const [name, value] of Object.entries(raw.channels)) {
+          const base = ['channels', name];
+          detail.channelNames.push({ name, ...position(base, 'key') });
+          const channel = parseChannel(name, value, base, ctx, issues);
+          if (channel) channels.push({ base, channel });
+        }
+      }
+      if (Array.isArray(raw.rules)) {
+        raw.rules.forEach((value, index) => {
+          const base = ['rules', index];
+          const rule = parseRule(value, base, ctx, issues);
+          if (!isPlainObject(value)) return;
+          const name = typeof value.name === 'string' ? value.name : undefined;
+          if (name !== undefined) detail.ruleNames.push({ name, ...position([...base, 'name']) });
+          if (Array.isArray(value.notify)) {
+            value.notify.forEach((channel, i) => {
+              if (typeof channel === 'string') {
+                detail.notifyRefs.push({ rule: name ?? `rules[${index}]`, name: channel, ...position([...base, 'notify', i]) });
+              }
+            });
+          }
+          if (rule) rules.push({ base, rule: { ...rule, file, line: position(base).line } });
+        });
+      }
+    }
+  }
+
+  // A value that could not be substituted is reported once, as the missing variable.
+  const all = [...envIssues, ...issues.filter((issue) => !envIssues.some((env) => isPrefix(env.path, issue.path)))];
+  const valid = (base: IssuePath) => !all.some((issue) => isPrefix(base, issue.path));
+  return {
+    ...detail,
+    channels: channels.filter((c) => valid(c.base)).map((c) => c.channel),
+    rules: rules.filter((r) => valid(r.base)).map((r) => r.rule),
+    problems: toProblems(doc, lineCounter, file, all),
+  };
+}
+
+/**
+ * The checks across files: channel and rule names are unique (the second occurrence is reported,
+ * naming the first), and every notify entry names a declared channel. The result keeps the
+ * first of each name and only rules whose channels are all valid.
+ */
+export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): ParsedRules {
+  const problems: RuleProblem[] = [];
+  const firstChannel = new Map<string, string>();
+  const firstRule = new Map<string, string>();
+  for (const parsed of files) {
+    problems.push(...parsed.problems);
+    for (const at of parsed.channelNames) {
+      const first = firstChannel.get(at.name);
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `channel "${at.name}" is already defined at ${first}`));
+      else firstChannel.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
+    }
+    for (const at of parsed.ruleNames) {
+      const first = firstRule.get(at.name);
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `rule "${at.name}" is already defined at ${first}`));
+      else firstRule.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
+    }
+  }
+  const declared = [...firstChannel.keys()];
+  for (const parsed of files) {
+    for (const ref of parsed.notifyRefs) {
+      if (!firstChannel.has(ref.name)) {
+        const known = declared.length > 0 ? `${didYouMean(ref.name, declared)} (channels: ${[...declared].sort().join(', ')})` : ' (no channel is defined)';
+        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.name}" in notify${known}`));
+      }
+    }
+  }
+
+  const channels = new Map<string, Channel>();
+  for (const parsed of files) for (const channel of parsed.channels) if (!channels.has(channel.name)) channels.set(channel.name, channel);
+  const ruleNames = new Set<string>();
+  const rules: Rule[] = [];
+  for (const parsed of files) {
+    for (const rule of parsed.rules) {
+      if (ruleNames.has(rule.name) || !rule.notify.every((name) => channels.has(name))) continue;
+      ruleNames.add(rule.name);
+      rules.push(rule);
+    }
+  }
+  const order = new Map(files.map((f, i) => [f.file, i]));
+  problems.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0) || a.line - b.line || a.column - b.column);
+  return { channels: [...channels.values()], rules, problems };
+}
+
+/** `file:line:column: message` */
+export function formatProblem(problem: RuleProblem): string {
+  return `${problem.file}:${problem.line}:${problem.column}: ${problem.message}`;
+}
+
+function problemAt(file: string, at: Position, message: string): RuleProblem {
+  return { file, line: at.line, column: at.column, message };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Channels
+
+function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleContext, issues: Issue[]): Channel | undefined {
+  const label = `channel "${name}"`;
+  const types = CHANNEL_TYPES.join(', ');
+  if (!isPlainObject(value)) {
+    issues.push({ path: base, message: `${label}: expected a map with a type (${types}), got ${describeValue(value)}` });
+    return undefined;
+  }
+  const type = value.type;
+  if (!isOneOf(type, CHANNEL_TYPES)) {
+    const message = type === undefined ? `missing type (${types})` : `unknown channel type ${JSON.stringify(type)} (${types})`;
+    issues.push({ path: [...base, 'type'], message: `${label}: ${message}` });
+    return undefined;
+  }
+  if (type === 'slack' && !ctx.transports.slack) issues.push({ path: [...base, 'type'], message: `${label}: slack needs SLACK_BOT_TOKEN` });
+  if (type === 'email' && !ctx.transports.email) issues.push({ path: [...base, 'type'], message: `${label}: email needs SMTP_URL` });
+  if (type === 'webhook' && isPlainObject(value.headers)) {
+    for (const header of Object.keys(value.headers)) {
+      if (isReservedHeader(header)) {
+        issues.push({
+          path: [...base, 'headers', header],
+          at: 'key',
+          message: `${label}: header "${header}" cannot be set here (content-type and webhook-* are edgewatch's own)`,
+        });
+      }
+    }
+  }
+  const schema = CHANNEL_SCHEMAS[type];
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    const keys = Object.keys(schema.shape).join(', ');
+    issues.push(
+      ...fromZodIssues(parsed.error.issues, {
+        base,
+        label,
+        unknownKey: (key) => `unknown key "${key}" in a ${type} channel (its keys: ${keys})`,
+      }),
+    );
+    return undefined;
+  }
+  return { ...parsed.data, name } as Channel;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules
+
+function parseRule(value: unknown, base: IssuePath, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
+  const index = base[base.length - 1];
+  if (!isPlainObject(value)) {
+    issues.push({ path: base, message: `rules[${String(index)}]: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
+    return undefined;
+  }
+  const label = typeof value.name === 'string' ? `rule "${value.name}"` : `rules[${String(index)}]`;
+  const parsed = RuleSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    issues.push(
+      ...fromZodIssues(parsed.error.issues, {
+        base,
+        label,
+        unknownKey: (key, path) =>
+          path[0] === 'digest'
+            ? `unknown key "${key}" in digest (its keys: ${DIGEST_KEYS.join(', ')})`
+            : `unknown key "${key}"${didYouMean(key, RULE_KEYS)} (a rule has ${RULE_KEYS.join(', ')})`,
+      }),
+    );
+  }
+  const trigger = parseTrigger(value.trigger, [...base, 'trigger'], label, issues);
+  const filter = parseFilter(value.filter, [...base, 'filter'], label, issues);
+  const source = isOneOf(value.source, SOURCES) ? value.source : undefined;
+  if (source !== undefined && trigger !== undefined && trigger.type !== 'new') {
+    checkTriggerField(trigger, source, [...base, 'trigger'], label, issues);
+  } else if (source !== undefined && isPlainObject(value.trigger) && typeof value.trigger.field === 'string' && value.trigger.field !== '') {
+    // The trigger has other problems; its field is still worth checking.
+    const check = checkField(source, value.trigger.field);
+    if (!check.ok) issues.push({ path: [...base, 'trigger', 'field'], message: `${label}: trigger: ${check.message}` });
+  }
+  if (source !== undefined && isPlainObject(value.filter)) {
+    for (const field of Object.keys(value.filter)) {
+      const check = checkField(source, field);
+      if (!check.ok) issues.push({ path: [...base, 'filter', field], at: 'key', message: `${label}: filter: ${check.message}` });
+    }
+  }
+  if (typeof value.template === 'string' && value.template !== '' && !ctx.templates.has(value.template)) {
+    const known = ctx.templates.size > 0 ? `; templates: ${[...ctx.templates].sort().join(', ')}` : '';
+    issues.push({
+      path: [...base, 'template'],
+      message: `${label}: unknown template "${value.template}" (no templates/${value.template}.*${known})`,
+    });
+  }
+  if (!parsed.success || trigger === undefined || filter === undefined) return undefined;
+
+  const data = parsed.data;
+  const digest = data.digest
+    ? {
+        ...(data.digest.cron !== undefined ? { cron: data.digest.cron } : {}),
+        ...(data.digest.timezone !== undefined ? { timezone: data.digest.timezone } : {}),
+        ...(data.digest.window !== undefined ? { windowMs: data.digest.window } : {}),
+      }
+    : undefined;
+  return {
+    name: data.name,
+    ...(data.description !== undefined ? { description: data.description } : {}),
+    source: data.source,
+    trigger,
+    filter,
+    notify: data.notify,
+    severity: data.severity,
+    ...(data.cooldown !== undefined ? { cooldownMs: data.cooldown } : {}),
+    ...(digest !== undefined ? { digest } : {}),
+    ...(data.template !== undefined ? { template: data.template } : {}),
+  };
+}
+
+function parseTrigger(value: unknown, base: IssuePath, label: string, issues: Issue[]): Trigger | undefined {
+  const types = TRIGGER_TYPES.join(', ');
+  if (value === undefined) {
+    issues.push({ path: base.slice(0, -1), message: `${label}: missing trigger` });
+    return undefined;
+  }
+  if (!isPlainObject(value)) {
+    issues.push({ path: base, message: `${label}: trigger: expected a map with a type (${types}), got ${describeValue(value)}` });
+    return undefined;
+  }
+  const type = value.type;
+  if (!isOneOf(type, TRIGGER_TYPES)) {
+    const message = type === undefined ? `trigger: missing type (${types})` : `unknown trigger type ${JSON.stringify(type)} (${types})`;
+    issues.push({ path: [...base, 'type'], message: `${label}: ${message}` });
+    return undefined;
+  }
+  const schema = TRIGGER_SCHEMAS[type];
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    const keys = Object.keys(triggerShape(type)).join(', ');
+    issues.push(
+      ...fromZodIssues(parsed.error.issues, {
+        base,
+        label,
+        display: ['trigger'],
+        unknownKey: (key) =>
+          CROSSES_ONLY.has(key)
+            ? `trigger: ${key} is only for crosses triggers (a ${type} trigger has ${keys})`
+            : `trigger: unknown key "${key}" in a ${type} trigger (it has ${keys})`,
+      }),
+    );
+    return undefined;
+  }
+  return parsed.data as Trigger;
+}
+
+function triggerShape(type: TriggerType): Record<string, unknown> {
+  const schema = TRIGGER_SCHEMAS[type];
+  return 'shape' in schema ? schema.shape : {};
+}
+
+/** The trigger's field exists for the source and holds what the trigger compares. */
+function checkTriggerField(trigger: Exclude<Trigger, { type: 'new' }>, source: SourceName, base: IssuePath, label: string, issues: Issue[]): void {
+  const at = (key: string): IssuePath => [...base, key];
+  const check = checkField(source, trigger.field);
+  if (!check.ok) {
+    issues.push({ path: at('field'), message: `${label}: trigger: ${check.message}` });
+    return;
+  }
+  const { kind } = check;
+  const wrongKind = (needs: string) =>
+    issues.push({ path: at('field'), message: `${label}: trigger: ${trigger.type} needs ${needs}; ${describeKind(trigger.field, kind)}` });
+  switch (trigger.type) {
+    case 'crosses':
+    case 'moves':
+      if (kind !== 'number' && kind !== 'unknown') wrongKind('a numeric field');
+      return;
+    case 'flips':
+      if (kind !== 'boolean' && kind !== 'unknown') wrongKind('a boolean field');
+      return;
+    case 'drops':
+    case 'rises': {
+      const boundKey = trigger.type === 'drops' ? 'to_at_most' : 'to_at_least';
+      const bound = trigger.type === 'drops' ? trigger.to_at_most : trigger.to_at_least;
+      if (kind === 'ordinal') {
+        const order = ordinalOrder(trigger.field) ?? [];
+        const known = typeof bound === 'string' && order.some((label) => label.toLowerCase() === bound.trim().toLowerCase());
+        if (bound !== undefined && !known) {
+          issues.push({
+            path: at(boundKey),
+            message: `${label}: trigger: ${boundKey} must be one of ${order.join(', ')} (the order of ${trigger.field}, best first), not ${describeValue(bound)}`,
+          });
+        }
+        if (!Number.isInteger(trigger.by)) {
+          issues.push({ path: at('by'), message: `${label}: trigger: by counts steps of the order of ${trigger.field}: a whole number` });
+        }
+      } else if (kind === 'number') {
+        if (bound !== undefined && typeof bound !== 'number') {
+          issues.push({ path: at(boundKey), message: `${label}: trigger: ${boundKey} must be a number for the numeric field ${trigger.field}` });
+        }
+      } else if (kind !== 'unknown') {
+        wrongKind('an ordinal field (trust_label, evidence_grade, liquidity_tier) or a numeric one');
+      }
+      return;
+    }
+    case 'changes':
+    case 'appears':
+      return;
+  }
+}
+
+function describeKind(field: string, kind: FieldKind | 'unknown'): string {
+  if (kind === 'kpi-value') return `${field} is a KPI value object: use ${field}.value`;
+  if (kind === 'ordinal') return `${field} is ordinal`;
+  if (kind === 'array') return `${field} is a list`;
+  if (kind === 'object') return `${field} is an object`;
+  return `${field} is a ${kind}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters: `field: value` (equality), `field: [a, b]` (in), `field: { op: value, ... }`
+
+function parseFilter(value: unknown, base: IssuePath, label: string, issues: Issue[]): FilterClause[] | undefined {
+  if (value === undefined || value === null) return [];
+  if (!isPlainObject(value)) {
+    issues.push({ path: base, message: `${label}: filter: expected a map of field: condition, got ${describeValue(value)}` });
+    return undefined;
+  }
+  const clauses: FilterClause[] = [];
+  let ok = true;
+  for (const [field, condition] of Object.entries(value)) {
+    const where = `${label}: filter.${field}`;
+    if (Array.isArray(condition)) {
+      clauses.push({ field, conditions: [{ op: 'in', value: condition }] });
+    } else if (isPlainObject(condition)) {
+      const entries = Object.entries(condition);
+      if (entries.length === 0) {
+        issues.push({ path: [...base, field], message: `${where}: no condition (${FILTER_OPERATORS.join(', ')})` });
+        ok = false;
+      }
+      const conditions: FilterClause['conditions'] = [];
+      for (const [op, operand] of entries) {
+        if (!isOneOf(op, FILTER_OPERATORS)) {
+          issues.push({
+            path: [...base, field, op],
+            at: 'key',
+            message: `${where}: unknown operator "${op}"${didYouMean(op, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`,
+          });
+          ok = false;
+          continue;
+        }
+        const problem = operandProblem(op, operand);
+        if (problem) {
+          issues.push({ path: [...base, field, op], message: `${where}.${op}: ${problem}` });
+          ok = false;
+          continue;
+        }
+        conditions.push({ op, value: operand });
+      }
+      clauses.push({ field, conditions });
+    } else {
+      clauses.push({ field, conditions: [{ op: 'eq', value: condition }] });
+    }
+  }
+  return ok ? clauses : undefined;
+}
+
+function operandProblem(op: FilterOperator, operand: unknown): string | undefined {
+  switch (op) {
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return typeof operand === 'number' ? undefined : `expected a number, got ${describeValue(operand)}`;
+    case 'in':
+    case 'not_in':
+      return Array.isArray(operand) ? undefined : `expected a list, got ${describeValue(operand)}`;
+    case 'contains':
+      return ['string', 'number', 'boolean'].includes(typeof operand) ? undefined : `expected a single value, got ${describeValue(operand)}`;
+    case 'eq':
+    case 'ne':
+      return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** `${NAME}` in every string value; an unset (or empty) variable is a problem at that value. */
+function substituteEnv(value: unknown, env: RuleContext['env'], path: IssuePath, issues: Issue[]): unknown {
+  if (typeof value === 'string') {
+    return value.replace(ENV_REFERENCE, (whole, name: string) => {
+      const replacement = env[name];
+      if (replacement === undefined || replacement === '') {
+        const where = path.length > 0 ? `${formatPath(path)}: ` : '';
+        issues.push({ path, message: `${where}environment variable ${name} is not set (used as \${${name}})` });
+        return whole;
+      }
+      return replacement;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], issues));
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], issues)]));
+  }
+  return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isOneOf<T extends string>(value: unknown, options: readonly T[]): value is T {
+  return typeof value === 'string' && (options as readonly string[]).includes(value);
+}
+
+function isPrefix(prefix: IssuePath, path: IssuePath): boolean {
+  return prefix.length <= path.length && prefix.every((segment, i) => String(segment) === String(path[i]));
+}
+
+/** ` (did you mean x?)` when one of `known` is close to `name`. */
+function didYouMean(name: string, known: readonly string[]): string {
+  const close = known.filter((candidate) => editDistance(name.toLowerCase(), candidate.toLowerCase()) <= Math.max(1, Math.floor(candidate.length / 4)));
+  return close.length > 0 ? ` (did you mean ${close.slice(0, 3).join(', ')}?)` : '';
+}

@@ -1,0 +1,190 @@
+// The shapes of a rule file, as zod schemas (strict: unknown keys are errors). Checks that need
+// the context (environment, templates, the source's fields, other files) live in parse.ts.
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+import { parseDuration } from '../core/duration.ts';
+import { SEVERITIES, SOURCES } from '../core/types.ts';
+import type { ChannelType, TriggerType } from '../core/types.ts';
+import { describeValue } from './issues.ts';
+
+export const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+
+export const TopLevelSchema = z.strictObject({
+  channels: z.record(z.string(), z.unknown()).nullish(),
+  rules: z.array(z.unknown()).nullish(),
+});
+
+export const Duration = z.unknown().transform((value, ctx) => {
+  const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** A cron expression of 5 fields (or 6, with seconds first), as cron-parser reads it. */
+export function cronProblem(expression: string, timezone: string | undefined): string | undefined {
+  const fields = expression.trim().split(/\s+/).length;
+  if (fields !== 5 && fields !== 6) return `not a cron expression of 5 fields: "${expression}"`;
+  try {
+    CronExpressionParser.parse(expression, { ...(timezone ? { tz: timezone } : {}), currentDate: new Date(0) });
+    return undefined;
+  } catch (error) {
+    return `not a cron expression: "${expression}" (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const DigestSchema = z
+  .strictObject({
+    cron: z.string().optional(),
+    timezone: z.string().optional(),
+    window: Duration.optional(),
+  })
+  .superRefine((digest, ctx) => {
+    const hasCron = digest.cron !== undefined;
+    const hasWindow = digest.window !== undefined;
+    if (hasCron === hasWindow) {
+      ctx.addIssue({ code: 'custom', message: 'a digest takes either cron or window, not both' + (hasCron ? '' : ' (it has neither)') });
+    }
+    if (digest.timezone !== undefined) {
+      if (!isTimeZone(digest.timezone)) ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown timezone "${digest.timezone}"` });
+      else if (!hasCron) ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone goes with cron' });
+    }
+    if (digest.cron !== undefined) {
+      const tz = digest.timezone !== undefined && isTimeZone(digest.timezone) ? digest.timezone : undefined;
+      const problem = cronProblem(digest.cron, tz);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: problem });
+    }
+  });
+
+const sourceList = SOURCES.join(', ');
+const severityList = SEVERITIES.join(', ');
+
+/** A rule's own keys; trigger and filter are checked by their own schemas. */
+export const RuleSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(RULE_NAME_PATTERN, { error: (issue) => `bad rule name ${JSON.stringify(issue.input)}: use lower-case letters, digits and dashes` }),
+  description: z.string().optional(),
+  source: z.enum(SOURCES, {
+    error: (issue) => (issue.input === undefined ? `missing (${sourceList})` : `unknown source ${JSON.stringify(issue.input)} (${sourceList})`),
+  }),
+  trigger: z.unknown().optional(),
+  filter: z.unknown().optional(),
+  notify: z.array(z.string().min(1)).min(1, { error: 'needs at least one channel' }),
+  severity: z.enum(SEVERITIES, { error: (issue) => `unknown severity ${JSON.stringify(issue.input)} (${severityList})` }).default('info'),
+  cooldown: Duration.optional(),
+  digest: DigestSchema.optional(),
+  template: z.string().min(1).optional(),
+});
+export type RuleInput = z.infer<typeof RuleSchema>;
+
+const field = z.string().min(1);
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const scalarOrList = z.union([scalar, z.array(scalar).min(1)]);
+const bound = z.union([z.string(), z.number()]);
+
+export const TRIGGER_SCHEMAS = {
+  crosses: z
+    .strictObject({
+      type: z.literal('crosses'),
+      field,
+      above: z.number().optional(),
+      below: z.number().optional(),
+      abs: z.boolean().default(false),
+      rearm: z.number().min(0, { error: 'must be 0 or more' }).default(0),
+    })
+    .superRefine((t, ctx) => {
+      if ((t.above === undefined) === (t.below === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'crosses needs exactly one of above and below' });
+      }
+    }),
+  moves: z.strictObject({
+    type: z.literal('moves'),
+    field,
+    by: z.number().positive({ error: 'must be greater than 0' }),
+    direction: z.enum(['up', 'down', 'any'], { error: 'must be up, down or any' }).default('any'),
+  }),
+  flips: z.strictObject({ type: z.literal('flips'), field, to: z.boolean().optional() }),
+  changes: z.strictObject({ type: z.literal('changes'), field, from: scalarOrList.optional(), to: scalarOrList.optional() }),
+  drops: z.strictObject({
+    type: z.literal('drops'),
+    field,
+    by: z.number().positive({ error: 'must be greater than 0' }).default(1),
+    to_at_most: bound.optional(),
+  }),
+  rises: z.strictObject({
+    type: z.literal('rises'),
+    field,
+    by: z.number().positive({ error: 'must be greater than 0' }).default(1),
+    to_at_least: bound.optional(),
+  }),
+  appears: z.strictObject({ type: z.literal('appears'), field }),
+  new: z.strictObject({ type: z.literal('new') }),
+} satisfies Record<TriggerType, z.ZodType>;
+
+export const TRIGGER_TYPES = Object.keys(TRIGGER_SCHEMAS) as TriggerType[];
+
+const EMAIL_ADDRESS = /^[^\s@<>,;]+@[^\s@<>,;]+$/;
+
+/** Standard Webhooks secret: `whsec_` and standard base64 of 24 to 64 bytes. */
+export function isWebhookSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  if (!match || match[1]!.length % 4 !== 0) return false;
+  const bytes = Buffer.from(match[1]!, 'base64');
+  return bytes.toString('base64') === match[1] && bytes.length >= 24 && bytes.length <= 64;
+}
+
+export const CHANNEL_SCHEMAS = {
+  slack: z.strictObject({ type: z.literal('slack'), channel: z.string().min(1) }),
+  email: z.strictObject({
+    type: z.literal('email'),
+    to: z
+      .union([z.string(), z.array(z.string()).min(1)])
+      .transform((to) => (typeof to === 'string' ? [to] : to))
+      .superRefine((to, ctx) => {
+        to.forEach((address, i) => {
+          if (!EMAIL_ADDRESS.test(address.trim())) {
+            ctx.addIssue({ code: 'custom', path: [i], message: `not an email address: ${JSON.stringify(address)}` });
+          }
+        });
+      }),
+  }),
+  webhook: z.strictObject({
+    type: z.literal('webhook'),
+    url: z.string().refine(isHttpUrl, { error: 'must be an http:// or https:// URL' }),
+    secret: z
+      .string()
+      .refine(isWebhookSecret, { error: 'must be whsec_ followed by standard base64 of 24 to 64 bytes' })
+      .optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+  }),
+  console: z.strictObject({ type: z.literal('console') }),
+} satisfies Record<ChannelType, z.ZodType>;
+
+export const CHANNEL_TYPES = Object.keys(CHANNEL_SCHEMAS) as ChannelType[];
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Headers a channel may not set: the body's type and the Standard Webhooks headers. */
+export function isReservedHeader(name: string): boolean {
+  const lower = name.trim().toLowerCase();
+  return lower === 'content-type' || lower.startsWith('webhook-');
+}

@@ -1,0 +1,135 @@
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { combineRuleFiles, formatProblem, loadRules, listTemplateNames, ruleContext, type RuleContext } from '../../src/rules/index.ts';
+
+const CONSOLE_ONLY: RuleContext = { env: {}, templates: new Set(), transports: { slack: false, email: false } };
+
+describe('the example rules folder', () => {
+  it('is valid with only the console channel configured', async () => {
+    const set = await loadRules('rules', CONSOLE_ONLY);
+    expect(set.problems.map(formatProblem)).toEqual([]);
+    expect([...set.channels.keys()]).toEqual(['screen']);
+    const triggers = new Set(set.rules.map((r) => r.trigger.type));
+    expect([...triggers].sort()).toEqual(['appears', 'changes', 'crosses', 'flips', 'moves', 'new', 'rises', 'drops'].sort());
+    expect(new Set(set.rules.map((r) => r.source))).toEqual(new Set(['events', 'kpis', 'reports', 'runs']));
+    expect(set.rules.find((r) => r.trigger.type === 'appears')?.digest).toEqual({ cron: '0 18 * * *', timezone: 'UTC' });
+  });
+});
+
+describe('combineRuleFiles: checks across files', () => {
+  const channels = 'channels:\n  screen: { type: console }\n';
+  const ruleA = 'rules:\n  - name: a\n    source: events\n    trigger: { type: new }\n    notify: [screen]\n';
+
+  it.each([
+    {
+      name: 'notify may name a channel of another file',
+      files: [
+        { file: 'a.yaml', text: ruleA },
+        { file: 'b.yaml', text: channels },
+      ],
+      problems: [],
+      rules: ['a'],
+    },
+    {
+      name: 'duplicate rule: reported at the second, naming the first',
+      files: [
+        { file: 'a.yaml', text: channels + ruleA },
+        { file: 'b.yaml', text: '# again\n' + ruleA },
+      ],
+      problems: ['b.yaml:3:11: rule "a" is already defined at a.yaml:4:11'],
+      rules: ['a'],
+    },
+    {
+      name: 'duplicate channel across files',
+      files: [
+        { file: 'a.yaml', text: channels },
+        { file: 'b.yaml', text: 'channels:\n  other: { type: console }\n  screen: { type: console }\n' },
+      ],
+      problems: ['b.yaml:3:3: channel "screen" is already defined at a.yaml:2:3'],
+      rules: [],
+    },
+    {
+      name: 'unknown channel across files',
+      files: [
+        { file: 'a.yaml', text: channels },
+        { file: 'b.yaml', text: ruleA.replace('[screen]', '[screen, slack-main]') },
+      ],
+      problems: ['b.yaml:5:22: rule "a": unknown channel "slack-main" in notify (channels: screen)'],
+      rules: [],
+    },
+    {
+      name: 'no channel at all',
+      files: [{ file: 'a.yaml', text: ruleA }],
+      problems: ['a.yaml:5:14: rule "a": unknown channel "screen" in notify (no channel is defined)'],
+      rules: [],
+    },
+    {
+      name: 'problems of every file, in file order',
+      files: [
+        { file: 'b.yaml', text: 'rulez: []\n' },
+        { file: 'a.yaml', text: channels + 'oops: 1\n' },
+      ],
+      problems: [
+        'b.yaml:1:1: unknown top-level key "rulez" (did you mean rules?) (a rule file has channels and rules)',
+        'a.yaml:3:1: unknown top-level key "oops" (a rule file has channels and rules)',
+      ],
+      rules: [],
+    },
+  ])('$name', ({ files, problems, rules }) => {
+    const set = combineRuleFiles(files, CONSOLE_ONLY);
+    expect(set.problems.map(formatProblem)).toEqual(problems);
+    expect(set.rules.map((r) => r.name)).toEqual(rules);
+  });
+});
+
+describe('loadRules and listTemplateNames on disk', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgewatch-rules-'));
+    await mkdir(join(dir, 'rules'));
+    await mkdir(join(dir, 'templates'));
+    await writeFile(join(dir, 'rules', 'b.yml'), 'rules:\n  - { name: b, source: kpis, trigger: { type: new }, notify: [screen] }\n');
+    await writeFile(join(dir, 'rules', 'a.yaml'), 'channels:\n  screen: { type: console }\nrules:\n  - { name: a, source: events, trigger: { type: new }, notify: [screen], template: edge }\n');
+    await writeFile(join(dir, 'rules', 'notes.txt'), 'not: [a rule file');
+    await writeFile(join(dir, 'templates', 'edge.slack.liquid'), '{{ alert.summary }}');
+    await writeFile(join(dir, 'templates', 'edge.email.html.liquid'), '<p>{{ alert.summary }}</p>');
+    await writeFile(join(dir, 'templates', 'digest.txt'), '');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads *.yaml and *.yml in name order, ignores other files', async () => {
+    const templates = await listTemplateNames(join(dir, 'templates'));
+    expect([...templates].sort()).toEqual(['digest', 'edge']);
+    const set = await loadRules(join(dir, 'rules'), { ...CONSOLE_ONLY, templates });
+    expect(set.problems).toEqual([]);
+    expect(set.rules.map((r) => [r.name, r.file, r.line])).toEqual([
+      ['a', join(dir, 'rules', 'a.yaml'), 4],
+      ['b', join(dir, 'rules', 'b.yml'), 2],
+    ]);
+  });
+
+  it('a missing folder is a problem, not a throw', async () => {
+    const set = await loadRules(join(dir, 'nope'), CONSOLE_ONLY);
+    expect(set.rules).toEqual([]);
+    expect(set.problems).toHaveLength(1);
+    expect(set.problems[0]).toMatchObject({ file: join(dir, 'nope'), line: 1, column: 1 });
+    expect(set.problems[0]!.message).toMatch(/^cannot read the rules folder: /);
+  });
+
+  it('a missing templates folder has no templates', async () => {
+    expect((await listTemplateNames(join(dir, 'none'))).size).toBe(0);
+  });
+});
+
+it('ruleContext from the configuration', () => {
+  const templates = new Set(['edge']);
+  expect(ruleContext({ env: { A: '1' }, slackToken: 'xoxb-1', smtpUrl: undefined }, templates)).toEqual({
+    env: { A: '1' },
+    templates,
+    transports: { slack: true, email: false },
+  });
+});
