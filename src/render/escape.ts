@@ -1,0 +1,51 @@
+// Text from the API is data: these functions make it inert for each medium.
+import sanitizeHtml from 'sanitize-html';
+
+/** Slack mrkdwn control characters: `<!channel>` becomes `&lt;!channel&gt;`, which pings nobody. */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const RICH_TEXT: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'b', 'strong', 'i', 'em', 'u', 's', 'code', 'ul', 'ol', 'li', 'blockquote', 'a', 'span', 'sup', 'sub'],
+  allowedAttributes: { a: ['href', 'title'] },
+  allowedSchemes: ['http', 'https'],
+  allowedSchemesAppliedToAttributes: ['href'],
+  allowProtocolRelative: false,
+  disallowedTagsMode: 'discard',
+  nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'template'],
+  transformTags: {
+    a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }),
+  },
+};
+// The transform adds rel/target after filtering, so allow exactly those too.
+RICH_TEXT.allowedAttributes = { a: ['href', 'title', 'rel', 'target'] };
+
+/** Allow-list sanitizer for HTML-bearing API fields going into an email. */
+export function sanitizeRichText(html: string): string {
+  return sanitizeHtml(html, RICH_TEXT);
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
+
+/** HTML to plain text (tags dropped, script/style content removed, entities decoded). */
+export function htmlToText(html: string): string {
+  const stripped = sanitizeHtml(html.replace(/<\/(p|li|div|h\d)>|<br\s*\/?>/gi, '$& '), {
+    allowedTags: [],
+    allowedAttributes: {},
+    nonTextTags: RICH_TEXT.nonTextTags ?? [],
+  });
+  return stripped
+    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, name: string) => ENTITIES[name] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

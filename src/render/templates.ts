@@ -1,0 +1,177 @@
+// Message templates: LiquidJS, one engine per template folder, templates read once.
+// Templates are data (no code runs); output is escaped for the medium of each kind.
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { Liquid, type Template } from 'liquidjs';
+import type { Alert, RuleProblem } from '../core/types.ts';
+import { EdgewatchError } from '../core/errors.ts';
+import { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
+import { dateTime, fieldLabel, formatValue, kpiValue, signedPp, words } from './format.ts';
+import { alertView, digestView } from './view.ts';
+import { ESCAPE_BY_KIND, TEMPLATE_KINDS, type DigestMessage, type EscapeMode, type TemplateKind } from './types.ts';
+
+export interface TemplateSet {
+  /** The folder the templates were read from. */
+  readonly dir: string;
+  /** Names a rule's `template:` may use: `edge` when `templates/edge.<kind>.liquid` exists. */
+  names(): Set<string>;
+  /** The parsed template at a path relative to the folder (`default/alert.slack.liquid`), if any. */
+  get(path: string): Template[] | undefined;
+  /** Renders parsed templates with the output escaping of a kind. */
+  render(templates: Template[], scope: object, mode: EscapeMode): string;
+}
+
+export type CompileResult = { ok: true; set: TemplateSet } | { ok: false; problems: RuleProblem[] };
+
+const EXT = '.liquid';
+const KIND_FILE = new RegExp(`^([a-z0-9][a-z0-9_-]*)\\.(${TEMPLATE_KINDS.join('|')})\\${EXT}$`);
+
+// The escaping mode of a render, keyed by the render's `globals` object, which Liquid hands to
+// every nested context (render/include) and which templates cannot replace.
+const escapeModes = new WeakMap<object, EscapeMode>();
+
+function stringify(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function modeOf(ctx: { globals?: unknown } | undefined): EscapeMode {
+  const globals = ctx?.globals;
+  // Unknown render: escape as HTML, the safest default.
+  return (typeof globals === 'object' && globals !== null && escapeModes.get(globals)) || 'html';
+}
+
+function escapeFor(mode: EscapeMode, text: string): string {
+  if (mode === 'html') return escapeHtml(text);
+  if (mode === 'slack') return escapeSlack(text);
+  return text;
+}
+
+function createEngine(files: Record<string, string>): Liquid {
+  const engine = new Liquid({
+    // In-memory templates: include/render/layout resolve among the files read, never the disk.
+    templates: files,
+    extname: EXT,
+    strictFilters: true,
+    ownPropertyOnly: true,
+    jsTruthy: false,
+    outputEscape(this: { context?: { globals?: unknown } }, value: unknown): string {
+      return escapeFor(modeOf(this.context), stringify(value));
+    },
+    // Bounds for user-edited templates.
+    parseLimit: 1_000_000,
+    renderLimit: 2_000,
+    memoryLimit: 10_000_000,
+  });
+  // HTML from the API: allow-listed in HTML; flattened to escaped text elsewhere.
+  engine.registerFilter('safe_html', {
+    raw: true,
+    handler(this: { context?: { globals?: unknown } }, value: unknown): string {
+      const mode = modeOf(this.context);
+      const html = stringify(value);
+      return mode === 'html' ? sanitizeRichText(html) : escapeFor(mode, htmlToText(html));
+    },
+  });
+  engine.registerFilter('to_text', (value: unknown) => htmlToText(stringify(value)));
+  engine.registerFilter('words', (value: unknown) => words(stringify(value)));
+  engine.registerFilter('label', (value: unknown) => fieldLabel(stringify(value)));
+  engine.registerFilter('pp', (value: unknown) => (typeof value === 'number' ? signedPp(value) : stringify(value)));
+  engine.registerFilter('kpi', (value: unknown) => kpiValue(value) ?? '');
+  engine.registerFilter('datetime', (value: unknown) => dateTime(stringify(value)));
+  engine.registerFilter('show', (value: unknown, field: unknown) => formatValue(stringify(field), value));
+  return engine;
+}
+
+/** Compiles a folder's template files (relative path -> text). Pure: no disk, no clock. */
+export function compileTemplates(dir: string, files: Record<string, string>): CompileResult {
+  const engine = createEngine(files);
+  const parsed = new Map<string, Template[]>();
+  const problems: RuleProblem[] = [];
+  for (const [path, text] of Object.entries(files)) {
+    try {
+      parsed.set(path, engine.parse(text, path));
+    } catch (error) {
+      const token = (error as { token?: { getPosition?: () => [number, number] } }).token;
+      const [line, column] = token?.getPosition?.() ?? [1, 1];
+      const message = error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error);
+      problems.push({ file: join(dir, path), line, column, message });
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const names = new Set<string>();
+  for (const path of parsed.keys()) {
+    const match = KIND_FILE.exec(path);
+    if (match?.[1] !== undefined) names.add(match[1]);
+  }
+  const set: TemplateSet = {
+    dir,
+    names: () => new Set(names),
+    get: (path) => parsed.get(path),
+    render(templates, scope, mode) {
+      const globals = {};
+      escapeModes.set(globals, mode);
+      return engine.renderSync(templates, scope, { globals }) as string;
+    },
+  };
+  return { ok: true, set };
+}
+
+async function readTemplateFiles(dir: string): Promise<Record<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files: Record<string, string> = {};
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith(EXT)) continue;
+    const full = join(entry.parentPath, entry.name);
+    files[relative(dir, full).split(sep).join('/')] = await readFile(full, 'utf8');
+  }
+  return files;
+}
+
+/** Reads a template folder once and compiles it; throws CONFIG_INVALID listing `file:line:column: message`. */
+export async function loadTemplates(dir: string): Promise<TemplateSet> {
+  const result = compileTemplates(dir, await readTemplateFiles(dir));
+  if (!result.ok) {
+    const lines = result.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`);
+    throw new EdgewatchError('CONFIG_INVALID', `invalid templates:\n  ${lines.join('\n  ')}`);
+  }
+  return result.set;
+}
+
+function tidy(text: string, kind: TemplateKind): string {
+  if (kind === 'email_subject') return text.replace(/\s+/g, ' ').trim();
+  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+function resolve(set: TemplateSet, candidates: string[]): { path: string; templates: Template[] } {
+  for (const path of candidates) {
+    const templates = set.get(path);
+    if (templates !== undefined) return { path, templates };
+  }
+  throw new EdgewatchError('CONFIG_INVALID', `no template in ${set.dir} for ${candidates.join(', ')}`);
+}
+
+/**
+ * Renders one alert for a kind. Looks up `<name>.<kind>.liquid` when the rule names a
+ * template, then `default/<trigger>.<kind>.liquid`, then `default/alert.<kind>.liquid`.
+ */
+export function renderAlert(set: TemplateSet, alert: Alert, kind: TemplateKind, templateName?: string): string {
+  const candidates = [
+    ...(templateName !== undefined ? [`${templateName}.${kind}${EXT}`] : []),
+    `default/${alert.trigger}.${kind}${EXT}`,
+    `default/alert.${kind}${EXT}`,
+  ];
+  const { templates } = resolve(set, candidates);
+  return tidy(set.render(templates, { alert, view: alertView(alert) }, ESCAPE_BY_KIND[kind]), kind);
+}
+
+/** Renders a digest for a kind: `<name>.digest.<kind>.liquid` when named, else `default/digest.<kind>.liquid`. */
+export function renderDigest(set: TemplateSet, digest: DigestMessage, kind: TemplateKind, templateName?: string): string {
+  const candidates = [
+    ...(templateName !== undefined ? [`${templateName}.digest.${kind}${EXT}`] : []),
+    `default/digest.${kind}${EXT}`,
+  ];
+  const { templates } = resolve(set, candidates);
+  return tidy(set.render(templates, { digest, view: digestView(digest) }, ESCAPE_BY_KIND[kind]), kind);
+}

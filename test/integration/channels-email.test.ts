@@ -1,0 +1,144 @@
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEmailNotifier, type EmailMessage } from '../../src/notify/index.ts';
+import { loadTemplates, renderEmail, type TemplateSet } from '../../src/render/index.ts';
+import { crossesAlert, evilAlert } from '../unit/render-fixtures.ts';
+
+const set: TemplateSet = await loadTemplates(fileURLToPath(new URL('../../templates', import.meta.url)));
+const PASSWORD = 'hunter2-very-secret';
+
+let server: SMTPServer | undefined;
+
+async function smtp(options: SMTPServerOptions = {}): Promise<{ url: string; messages: string[] }> {
+  const messages: string[] = [];
+  server = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    authOptional: true,
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        messages.push(Buffer.concat(chunks).toString('utf8'));
+        callback();
+      });
+    },
+    ...options,
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.server.address() as AddressInfo;
+  return { url: `smtp://127.0.0.1:${port}`, messages };
+}
+
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
+});
+
+function header(raw: string, name: string): string | undefined {
+  const head = raw.split(/\r?\n\r?\n/)[0] ?? '';
+  const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
+  return new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(unfolded)?.[1]?.trim();
+}
+
+/** The decoded body of the first MIME part of a content type (quoted-printable or base64). */
+function part(raw: string, type: string): string {
+  const chunks = raw.split(/\r?\n--[^\r\n]+/);
+  const chunk = chunks.find((c) => new RegExp(`content-type:\\s*${type}`, 'i').test(c));
+  if (chunk === undefined) throw new Error(`no ${type} part`);
+  const [head = '', ...rest] = chunk.split(/\r?\n\r?\n/);
+  const body = rest.join('\n\n');
+  if (/content-transfer-encoding:\s*base64/i.test(head)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) {
+    const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+  }
+  return body;
+}
+
+function decodeSubject(value: string | undefined): string {
+  return (value ?? '').replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, enc: string, text: string) =>
+    enc.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
+  );
+}
+
+function message(alert = evilAlert): EmailMessage {
+  return { id: alert.id, to: ['analyst@example.com'], ...renderEmail(set, alert) };
+}
+
+describe('email notifier', () => {
+  it('delivers subject, text and HTML parts, escaped, with a Message-ID stable across resends', async () => {
+    const { url, messages } = await smtp();
+    const notifier = createEmailNotifier({ smtpUrl: url, from: 'edgewatch@alerts.example.com' });
+    const mail = message();
+    expect(await notifier.send(mail)).toEqual({ ok: true });
+    expect(await notifier.send(mail)).toEqual({ ok: true });
+    expect(messages).toHaveLength(2);
+    const [first = '', second = ''] = messages;
+
+    expect(decodeSubject(header(first, 'Subject'))).toBe(mail.subject);
+    expect(header(first, 'X-Edgewatch-Alert-Id')).toBe(evilAlert.id);
+    const messageId = header(first, 'Message-ID');
+    expect(messageId).toBe(`<${evilAlert.id}.edgewatch@alerts.example.com>`);
+    expect(header(second, 'Message-ID')).toBe(messageId);
+
+    const html = part(first, 'text/html');
+    const text = part(first, 'text/plain');
+    expect(html).toContain('Fed &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).not.toMatch(/<script|<img|<iframe|<[^>]*\son\w+=/i);
+    expect(html).toContain('<b>bold</b>');
+    expect(text).toContain('Edge: +8.1 pp -> +12.3 pp (+4.2 pp)');
+    expect(text).toContain('independent signal: recalibrated, grade A');
+  });
+
+  it('a 4xx reply is retryable', async () => {
+    const { url } = await smtp({
+      onRcptTo(_address, _session, callback) {
+        callback(Object.assign(new Error('mailbox busy, try later'), { responseCode: 451 }));
+      },
+    });
+    const outcome = await createEmailNotifier({ smtpUrl: url, from: 'edgewatch@localhost' }).send(message(crossesAlert));
+    expect(outcome).toMatchObject({ ok: false, retryable: true });
+    expect(outcome.ok ? '' : outcome.error).toMatch(/^smtp 451/);
+  });
+
+  it('a 5xx reply is permanent', async () => {
+    const { url } = await smtp({
+      onRcptTo(_address, _session, callback) {
+        callback(Object.assign(new Error('no such user'), { responseCode: 550 }));
+      },
+    });
+    const outcome = await createEmailNotifier({ smtpUrl: url, from: 'edgewatch@localhost' }).send(message(crossesAlert));
+    expect(outcome).toMatchObject({ ok: false, retryable: false });
+    expect(outcome.ok ? '' : outcome.error).toMatch(/^smtp 550/);
+  });
+
+  it('a refused login is permanent and never shows the credentials', async () => {
+    const { url } = await smtp({
+      authOptional: false,
+      allowInsecureAuth: true,
+      onAuth(_auth, _session, callback) {
+        callback(new Error('Invalid username or password'));
+      },
+    });
+    const smtpUrl = url.replace('smtp://', `smtp://alerts%40example.com:${PASSWORD}@`);
+    const outcome = await createEmailNotifier({ smtpUrl, from: 'edgewatch@localhost' }).send(message(crossesAlert));
+    expect(outcome).toMatchObject({ ok: false, retryable: false });
+    expect(JSON.stringify(outcome)).not.toContain(PASSWORD);
+    expect(JSON.stringify(outcome)).not.toContain('alerts@example.com');
+  });
+
+  it('a refused connection is retryable', async () => {
+    const { url } = await smtp();
+    const s = server;
+    server = undefined;
+    await new Promise<void>((resolve) => s?.close(() => resolve()));
+    const outcome = await createEmailNotifier({ smtpUrl: url, from: 'edgewatch@localhost' }).send(message(crossesAlert));
+    expect(outcome).toMatchObject({ ok: false, retryable: true });
+  });
+});

@@ -1,0 +1,131 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWebhookNotifier } from '../../src/notify/index.ts';
+import { webhookBody } from '../../src/render/index.ts';
+import { crossesAlert } from '../unit/render-fixtures.ts';
+
+const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  method: string;
+}
+
+type Reply = (res: import('node:http').ServerResponse) => void;
+
+let server: Server | undefined;
+
+async function receiver(replies: Reply[]): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), method: req.method ?? '' });
+      const reply = replies[Math.min(received.length - 1, replies.length - 1)];
+      reply?.(res);
+    });
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hooks/edgewatch?team=1`, received };
+}
+
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (s !== undefined) {
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+});
+
+const status = (code: number, headers: Record<string, string> = {}): Reply => (res) => {
+  res.writeHead(code, headers).end('{}');
+};
+
+describe('webhook notifier', () => {
+  it('posts the raw body with Standard Webhooks headers that a receiver verifies', async () => {
+    const { url, received } = await receiver([status(204)]);
+    const body = webhookBody(crossesAlert);
+    const notifier = createWebhookNotifier();
+    const outcome = await notifier.send({
+      url,
+      id: crossesAlert.id,
+      body,
+      secret: SECRET,
+      headers: { 'X-Team': 'research', 'Content-Type': 'text/plain', 'webhook-id': 'forged' },
+    });
+    expect(outcome).toEqual({ ok: true });
+    const [request] = received;
+    expect(request?.method).toBe('POST');
+    expect(request?.body).toBe(body);
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers['webhook-id']).toBe(crossesAlert.id);
+    expect(request?.headers['x-team']).toBe('research');
+    const timestamp = Number(request?.headers['webhook-timestamp']);
+    expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(10);
+    expect(request?.headers['webhook-signature']).toMatch(/^v1,/);
+    const verified = new Webhook(SECRET).verify(request?.body ?? '', request?.headers as Record<string, string>);
+    expect(verified).toMatchObject({ version: 1, type: 'alert', id: crossesAlert.id });
+  });
+
+  it('sends no signature without a secret, and the same body and id on every attempt with a fresh timestamp', async () => {
+    const { url, received } = await receiver([status(200)]);
+    const body = webhookBody(crossesAlert);
+    const first = Date.parse('2026-11-21T18:00:03Z');
+    let clock = first;
+    const notifier = createWebhookNotifier({ now: () => new Date(clock) });
+    await notifier.send({ url, id: crossesAlert.id, body });
+    clock += 60_000;
+    await notifier.send({ url, id: crossesAlert.id, body });
+    expect(received.map((r) => r.body)).toEqual([body, body]);
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([crossesAlert.id, crossesAlert.id]);
+    expect(received.map((r) => r.headers['webhook-timestamp'])).toEqual([String(first / 1000), String(first / 1000 + 60)]);
+    expect(received[0]?.headers['webhook-signature']).toBeUndefined();
+  });
+
+  it('a 500 is retryable', async () => {
+    const { url } = await receiver([status(500)]);
+    const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}' });
+    expect(outcome).toEqual({ ok: false, retryable: true, error: 'webhook: HTTP 500' });
+  });
+
+  it('a 429 is retryable after its Retry-After', async () => {
+    const { url } = await receiver([status(429, { 'Retry-After': '30' })]);
+    const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}' });
+    expect(outcome).toEqual({ ok: false, retryable: true, error: 'webhook: HTTP 429', retryAfterMs: 30_000 });
+  });
+
+  it('a 400 is not retryable', async () => {
+    const { url } = await receiver([status(400)]);
+    const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}', secret: SECRET });
+    expect(outcome).toEqual({ ok: false, retryable: false, error: 'webhook: HTTP 400' });
+  });
+
+  it('a receiver slower than the timeout is a retryable timeout', async () => {
+    const { url } = await receiver([(res) => void setTimeout(() => res.writeHead(200).end(), 2_000)]);
+    const started = Date.now();
+    const outcome = await createWebhookNotifier({ timeoutMs: 200 }).send({ url, id: 'a', body: '{}' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(outcome).toEqual({ ok: false, retryable: true, error: 'webhook: timeout after 200 ms' });
+  });
+
+  it('a refused connection is retryable and names no secret', async () => {
+    const { url } = await receiver([status(200)]);
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    server = undefined;
+    const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}', secret: SECRET });
+    expect(outcome).toMatchObject({ ok: false, retryable: true });
+    expect(JSON.stringify(outcome)).not.toContain(SECRET.slice(6));
+  });
+
+  it('a malformed secret is a permanent failure that does not echo it', async () => {
+    const outcome = await createWebhookNotifier().send({ url: 'http://127.0.0.1:9/', id: 'a', body: '{}', secret: 'whsec_not base64!!' });
+    expect(outcome).toMatchObject({ ok: false, retryable: false });
+    expect(JSON.stringify(outcome)).not.toContain('not base64');
+  });
+});

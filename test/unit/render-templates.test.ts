@@ -1,0 +1,227 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Alert } from '../../src/core/types.ts';
+import {
+  TEMPLATE_KINDS,
+  compileTemplates,
+  loadTemplates,
+  renderAlert,
+  renderDigest,
+  renderEmail,
+  renderSlackGroup,
+  renderSlackMessage,
+  webhookBody,
+  webhookDigestBody,
+  type DigestMessage,
+  type TemplateSet,
+} from '../../src/render/index.ts';
+import { EVIL, alertsByTrigger, appearsAlert, changesAlert, crossesAlert, dropsAlert, evilAlert } from './render-fixtures.ts';
+
+const templatesDir = fileURLToPath(new URL('../../templates', import.meta.url));
+const set: TemplateSet = await loadTemplates(templatesDir);
+
+function compile(files: Record<string, string>): TemplateSet {
+  const result = compileTemplates('mem', files);
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.set;
+}
+
+const digest: DigestMessage = {
+  id: '01JD400000000000000000DIGE',
+  rule: 'kpi-actuals',
+  alerts: [appearsAlert, { ...appearsAlert, id: '01JD3Z9K4M6X0T2Q8B7N5C1VZZ', entity: 'tsla-deliveries-q3', current: { ...appearsAlert.current, company_name: 'Tesla', company_ticker: 'TSLA', kpi_name: 'Deliveries', actual: { value: 497, unit: 'K', formatted: '497K' }, detail: undefined } }],
+  created_at: '2026-11-21T18:00:00Z',
+};
+
+describe('default templates', () => {
+  const cases = Object.entries(alertsByTrigger).flatMap(([trigger, alert]) => TEMPLATE_KINDS.map((kind) => ({ trigger, kind, alert })));
+
+  it.each(cases)('$trigger renders as $kind', ({ alert, kind }) => {
+    const out = renderAlert(set, alert, kind);
+    expect(out.length).toBeGreaterThan(0);
+    if (kind === 'text') expect(out).toBe(`[${alert.severity}] ${alert.rule} ${alert.entity}: ${alert.summary}`);
+  });
+
+  it.each(TEMPLATE_KINDS)('a digest renders as %s', (kind) => {
+    const out = renderDigest(set, digest, kind);
+    expect(out).toContain(kind === 'email_subject' ? '2 alerts' : 'Netflix');
+  });
+
+  it('an edge alert shows the change with units, model vs market, confidence, signal and close time', () => {
+    const text = renderAlert(set, crossesAlert, 'email_text');
+    expect(text).toContain('Fed decision December');
+    expect(text).toContain('Edge: +8.1 pp -> +12.3 pp (+4.2 pp)');
+    expect(text).toContain('62.3% vs 50.0% (edge +12.3 pp)');
+    expect(text).toContain('Confidence: 7/10');
+    expect(text).toContain('independent signal: recalibrated, grade A');
+    expect(text).toContain('2026-12-10 19:00 UTC');
+    expect(renderAlert(set, crossesAlert, 'slack')).toContain('• Edge: +8.1 pp → +12.3 pp (+4.2 pp)');
+  });
+
+  it('shows a weaker probability source as such', () => {
+    const weak: Alert = {
+      ...crossesAlert,
+      current: { ...crossesAlert.current, outcome_probabilities: [{ outcome_name: 'Cut', model_probability_source: 'market_baseline', evidence_grade: 'C' }] },
+    };
+    expect(renderAlert(set, weak, 'email_text')).toContain('probability source: market baseline, grade C');
+  });
+
+  it('a KPI actual shows actual, market-implied, model and surprise', () => {
+    const text = renderAlert(set, appearsAlert, 'email_text');
+    for (const part of ['Netflix (NFLX)', 'Paid subscribers', 'Actual: 305.1M', 'Market-implied: 301.2M', 'Model: 303.5M', 'Surprise: +3.9M (+1.3%)', 'company report, verified']) {
+      expect(text).toContain(part);
+    }
+  });
+
+  it('a KPI actual without the detail renders without a surprise', () => {
+    const bare: Alert = { ...appearsAlert, current: { ...appearsAlert.current, detail: undefined, actual_source: null } };
+    const text = renderAlert(set, bare, 'email_text');
+    expect(text).toContain('Actual: 305.1M');
+    expect(text).not.toContain('Surprise');
+  });
+
+  it('a trust drop shows label and score, old to new', () => {
+    expect(renderAlert(set, dropsAlert, 'email_text')).toContain('Trust: Good (72) -> Caution (55)');
+    expect(renderAlert(set, dropsAlert, 'slack')).toContain('Trust: Good (72) → Caution (55)');
+  });
+
+  it('a failed run mentions the refund of the 3 credits', () => {
+    for (const kind of ['slack', 'email_text', 'email_html'] as const) {
+      expect(renderAlert(set, changesAlert, kind)).toContain('3 credits are refunded');
+    }
+    expect(renderAlert(set, changesAlert, 'email_subject')).toContain('Report generation failed: KXFED-25DEC');
+  });
+
+  it('a KPI digest lists every alert: company, KPI, actual vs market-implied vs model, surprise', () => {
+    const text = renderDigest(set, digest, 'email_text');
+    expect(text).toContain('Netflix (NFLX) — Paid subscribers, Q3 2026: actual 305.1M vs market-implied 301.2M vs model 303.5M, surprise +3.9M (+1.3%)');
+    expect(text).toContain('Tesla (TSLA) — Deliveries, Q3 2026: actual 497K vs market-implied 301.2M vs model 303.5M');
+    const email = renderEmail(set, digest);
+    expect(email.subject).toBe('[digest] kpi-actuals: 2 alerts');
+    expect(email.html).toContain('Tesla (TSLA)');
+  });
+});
+
+describe('escaping API text', () => {
+  it('email HTML has no live markup from the API', () => {
+    const { html, subject, text } = renderEmail(set, evilAlert);
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/<img/i);
+    expect(html).not.toMatch(/<iframe|<style>/i);
+    // `onerror=` may remain as escaped text, never inside a tag.
+    expect(html).not.toMatch(/<[^>]*\son\w+=/i);
+    expect(html).not.toMatch(/javascript:/i);
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // Sanitized rich text keeps its allowed markup.
+    expect(html).toContain('<b>bold</b>');
+    expect(subject).not.toContain('\n');
+    expect(text).toContain('Fed <script>');
+  });
+
+  it('Slack text and blocks carry <!channel> only as &lt;!channel&gt;', () => {
+    const { text, blocks } = renderSlackMessage(set, evilAlert);
+    const all = `${text}\n${JSON.stringify(blocks)}`;
+    expect(all).not.toContain('<!channel>');
+    expect(all).not.toContain('<script');
+    expect(all).toContain('&lt;!channel&gt;');
+    expect(renderSlackGroup(set, [evilAlert, crossesAlert]).text).not.toContain('<!channel>');
+    expect(JSON.stringify(renderSlackGroup(set, [evilAlert]).blocks)).not.toContain('<!channel>');
+    const d = renderDigest(set, { ...digest, alerts: [evilAlert] }, 'slack');
+    expect(d).not.toContain('<!channel>');
+    expect(d).toContain('&lt;!channel&gt;');
+  });
+
+  it('user templates are escaped the same way; safe_html sanitizes, raw text flattens in Slack', () => {
+    const custom = compile({
+      'x.email_html.liquid': '<h1>{{ view.title }}</h1>{{ alert.current.executive_summary_richtext | safe_html }}',
+      'x.slack.liquid': '{{ view.title }} {{ alert.current.executive_summary_richtext | safe_html }}',
+      'default/alert.email_html.liquid': 'd',
+      'default/alert.slack.liquid': 'd',
+    });
+    const html = renderAlert(custom, evilAlert, 'email_html', 'x');
+    expect(html).toMatch(/^<h1>Fed &lt;script&gt;/);
+    expect(html).not.toMatch(/<script|<[^>]*\son\w+=|<iframe/i);
+    const slack = renderAlert(custom, evilAlert, 'slack', 'x');
+    expect(slack).not.toMatch(/<!channel>|<script|<b>/);
+  });
+});
+
+describe('template resolution and safety', () => {
+  const files = {
+    'edge.slack.liquid': 'EDGE {{ alert.entity }}',
+    'default/crosses.slack.liquid': 'CROSSES {{ alert.entity }}',
+    'default/alert.slack.liquid': 'ALERT {{ alert.entity }}',
+    'default/alert.text.liquid': 'TEXT',
+    'default/digest.slack.liquid': 'DIGEST {{ view.count }}',
+  };
+  const mem = compile(files);
+
+  it('names come from top-level <name>.<kind>.liquid files', () => {
+    expect(mem.names()).toEqual(new Set(['edge']));
+    expect(set.names()).toEqual(new Set());
+  });
+
+  it('a named template, then the trigger default, then the alert default', () => {
+    expect(renderAlert(mem, crossesAlert, 'slack', 'edge')).toBe('EDGE KXFED-25DEC');
+    expect(renderAlert(mem, crossesAlert, 'slack')).toBe('CROSSES KXFED-25DEC');
+    expect(renderAlert(mem, dropsAlert, 'slack')).toBe('ALERT venuea/KXFED-25DEC');
+    expect(renderAlert(mem, crossesAlert, 'text', 'edge')).toBe('TEXT');
+    expect(renderDigest(mem, digest, 'slack')).toBe('DIGEST 2');
+  });
+
+  it('reports parse errors and unknown filters with their position', () => {
+    const result = compileTemplates('tpl', { 'bad.slack.liquid': 'ok\n{{ alert.id | no_such_filter }}', 'worse.text.liquid': '{% if %}' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => `${p.file}:${p.line}`).sort()).toEqual(['tpl/bad.slack.liquid:2', 'tpl/worse.text.liquid:1']);
+  });
+
+  it('templates cannot reach the disk or object internals', () => {
+    const sneaky = compile({
+      'a.text.liquid': "{% include '../../../../etc/passwd' %}",
+      'b.text.liquid': '[{{ alert.constructor.name }}{{ alert.__proto__ }}{{ alert.changes.constructor }}]',
+      'default/alert.text.liquid': 'd',
+    });
+    expect(() => renderAlert(sneaky, crossesAlert, 'text', 'a')).toThrow();
+    expect(renderAlert(sneaky, crossesAlert, 'text', 'b')).toBe('[]');
+  });
+});
+
+describe('slack blocks', () => {
+  it('one alert: header, summary section, fields, context', () => {
+    const { text, blocks } = renderSlackMessage(set, crossesAlert);
+    expect(blocks.map((b) => b.type)).toEqual(['header', 'section', 'section', 'context']);
+    expect(text).toContain('edge +12.3 pp crossed above 10 pp');
+    expect(JSON.stringify(blocks)).toContain('*Model vs market*');
+  });
+
+  it('a storm stays within 50 blocks and says how many more', () => {
+    const alerts = Array.from({ length: 120 }, (_, i) => ({ ...crossesAlert, id: `A${i}`, entity: `E${i}` }));
+    const { text, blocks } = renderSlackGroup(set, alerts);
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    expect(JSON.stringify(blocks)).toContain('... and 100 more');
+    expect(text).toContain('120 edgewatch alerts');
+    expect(renderSlackGroup(set, alerts, 500).blocks.length).toBe(50);
+  });
+});
+
+describe('webhook bodies', () => {
+  it('an alert is exactly the contract', () => {
+    const body = webhookBody(crossesAlert);
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current']);
+    expect(parsed).toMatchObject({ version: 1, type: 'alert', id: crossesAlert.id, changes: [{ field: 'edge_pp', from: 8.1, to: 12.3 }], current: crossesAlert.current });
+    expect(webhookBody(crossesAlert)).toBe(body);
+  });
+
+  it('a digest is version, type, id, rule and the alert objects', () => {
+    const parsed = JSON.parse(webhookDigestBody(digest)) as { alerts: unknown[] } & Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(['version', 'type', 'id', 'rule', 'alerts']);
+    expect(parsed).toMatchObject({ version: 1, type: 'digest', id: digest.id, rule: 'kpi-actuals' });
+    expect(parsed.alerts).toEqual(digest.alerts.map((a) => JSON.parse(webhookBody(a))));
+  });
+
+  it('carries API text as data', () => {
+    expect((JSON.parse(webhookBody(evilAlert)) as { current: { name: string } }).current.name).toBe(`Fed ${EVIL}`);
+  });
+});
