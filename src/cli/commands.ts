@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore } from '../service/app.ts';
-import { runPollOnce } from '../service/poll-once.ts';
+import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
 import { startGeneration } from '../sources/index.ts';
 import { listAlerts, listRuns } from '../store/index.ts';
 import { describeError } from '../service/cycle.ts';
@@ -159,4 +159,15 @@ const sandbox: Command = {
   },
 };
 
-export const COMMANDS: Record<string, Command> = { validate, poll, generate, runs, alerts, sandbox };
+const digest: Command = {
+  options: { flush: { type: 'boolean' } },
+  async run({ values, config }) {
+    if (!values.flush) {
+      err('edgewatch digest: use `digest --flush` to send every pending digest now');
+      return 2;
+    }
+    return runDigestFlush(config, { out, err });
+  },
+};
+
+export const COMMANDS: Record<string, Command> = { validate, poll, generate, runs, alerts, digest, sandbox };

@@ -1,11 +1,18 @@
-// The outbox worker: sends the deliveries that are due, with bounded concurrency, and records
-// every attempt. At-least-once with a stable id: the attempt is counted before the send, so a
-// crash in between leaves a pending delivery that the next process sends again with the same id.
+// The outbox worker: sends what is due (alert deliveries, storms grouped per channel, closed digest
+// batches) with bounded concurrency and records every attempt. At-least-once with a stable id: the
+// attempt is counted before the send, so a crash in between leaves it pending and the next process
+// sends it again with the same id.
 import type { Alert, Channel, DeliveryOutcome } from '../core/types.ts';
+import type { DigestMessage } from '../render/index.ts';
 import type { Store } from '../store/index.ts';
 
-/** Sends one alert, or a group of alerts for one channel, as one message. */
-export type SendToChannel = (channel: Channel, alerts: readonly Alert[]) => Promise<DeliveryOutcome>;
+/** What one send carries: one alert, a storm of alerts for one channel, or a digest batch. */
+export type OutgoingMessage =
+  | { kind: 'alert'; alert: Alert }
+  | { kind: 'group'; alerts: Alert[] }
+  | { kind: 'digest'; digest: DigestMessage };
+
+export type SendToChannel = (channel: Channel, message: OutgoingMessage) => Promise<DeliveryOutcome>;
 
 export interface RetryPolicy {
   attempts: number;
@@ -21,12 +28,12 @@ export interface DeliverOptions {
   now: () => Date;
   retry?: RetryPolicy;
   concurrency?: number;
-  /** Channels of a kind that can group: more than this many due alerts for one channel go as one message. */
+  /** More than this many alerts due for one channel of a grouping kind go as one message. */
   groupAbove?: number;
   groupKinds?: ReadonlySet<Channel['type']>;
   random?: () => number;
-  /** Hook for metrics and logs. */
-  onOutcome?: (event: { channel: Channel; alertIds: string[]; outcome: DeliveryOutcome; dead: boolean; durationMs: number }) => void;
+  /** For metrics and logs. */
+  onOutcome?: (event: { channel: string; kind: OutgoingMessage['kind']; count: number; outcome: DeliveryOutcome; dead: boolean; durationMs: number }) => void;
 }
 
 export interface DeliverReport {
@@ -35,11 +42,8 @@ export interface DeliverReport {
   dead: number;
 }
 
-interface DueRow {
-  id: number;
+interface AlertRow {
   alert_id: string;
-  channel: string;
-  attempts: number;
   rule: string;
   severity: string;
   source: string;
@@ -51,9 +55,23 @@ interface DueRow {
   current: string;
 }
 
-export function rowToAlert(row: Omit<DueRow, 'id' | 'alert_id' | 'channel' | 'attempts'> & { id: string }): Alert {
+interface DueDelivery extends AlertRow {
+  id: number;
+  channel: string;
+  attempts: number;
+}
+
+interface DueDigest {
+  id: string;
+  rule: string;
+  channel: string;
+  attempts: number;
+  created_at: string;
+}
+
+export function rowToAlert(row: AlertRow): Alert {
   return {
-    id: row.id,
+    id: row.alert_id,
     rule: row.rule,
     severity: row.severity as Alert['severity'],
     source: row.source as Alert['source'],
@@ -66,14 +84,14 @@ export function rowToAlert(row: Omit<DueRow, 'id' | 'alert_id' | 'channel' | 'at
   };
 }
 
-/** Exponential backoff with full jitter, or the server's Retry-After when it asked for longer. */
+/** Exponential backoff with jitter, or the server's Retry-After when it asked for longer. */
 export function nextAttemptDelay(attempt: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number): number {
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, attempt - 1));
   const backoff = ceiling / 2 + (random() * ceiling) / 2;
   return Math.min(policy.maxMs, Math.max(backoff, retryAfterMs ?? 0));
 }
 
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await fn(items[next++]!);
@@ -81,83 +99,149 @@ async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => 
   await Promise.all(workers);
 }
 
-/** Sends every delivery due now (new ones and retries whose time has come) and records the outcomes. */
-export async function deliverDue(store: Store, options: DeliverOptions): Promise<DeliverReport> {
-  const retry = options.retry ?? DEFAULT_RETRY;
-  const random = options.random ?? Math.random;
-  const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
-  const nowIso = options.now().toISOString();
+const ALERT_COLUMNS = 'a.id AS alert_id, a.rule, a.severity, a.source, a.entity, a.trigger, a.fired_at, a.summary, a.changes, a.current';
+
+/** One send and the rows it settles. */
+interface Job {
+  channel: string;
+  message: () => OutgoingMessage;
+  count: number;
+  /** Records the attempt before the send. */
+  start(at: string): void;
+  /** Records the outcome; returns whether it ended dead. */
+  finish(outcome: DeliveryOutcome, at: Date, durationMs: number): boolean;
+}
+
+function settle(
+  attempts: number,
+  outcome: DeliveryOutcome,
+  at: Date,
+  retry: RetryPolicy,
+  random: () => number,
+): { status: 'delivered' | 'dead' | 'pending'; nextAttemptAt: string | null; error: string | null } {
+  if (outcome.ok) return { status: 'delivered', nextAttemptAt: null, error: null };
+  if (!outcome.retryable || attempts >= retry.attempts) return { status: 'dead', nextAttemptAt: null, error: outcome.error };
+  const delay = nextAttemptDelay(attempts, retry, outcome.retryAfterMs, random);
+  return { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay).toISOString(), error: outcome.error };
+}
+
+function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, retry: RetryPolicy, random: () => number): Job[] {
   const due = store.raw
-    .prepare<[string], DueRow>(
-      `SELECT d.id, d.alert_id, d.channel, d.attempts, a.rule, a.severity, a.source, a.entity, a.trigger,
-              a.fired_at, a.summary, a.changes, a.current
+    .prepare<[string], DueDelivery>(
+      `SELECT d.id, d.channel, d.attempts, ${ALERT_COLUMNS}
        FROM deliveries d JOIN alerts a ON a.id = d.alert_id
        WHERE d.status = 'pending' AND d.next_attempt_at <= ?
        ORDER BY d.next_attempt_at, d.id`,
     )
     .all(nowIso);
-  if (due.length === 0) return report;
-
-  const startAttempt = store.raw.prepare<[string, number]>(
-    'UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ? WHERE id = ?',
-  );
+  const start = store.raw.prepare<[string, number]>('UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ? WHERE id = ?');
   const finish = store.raw.prepare<[string, string | null, string | null, string | null, number, number]>(
     'UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, delivered_at = ?, duration_ms = ? WHERE id = ?',
   );
+  const byChannel = new Map<string, DueDelivery[]>();
+  for (const row of due) byChannel.set(row.channel, [...(byChannel.get(row.channel) ?? []), row]);
 
-  // Group by channel; a channel that can group and has a storm due gets one message.
-  const byChannel = new Map<string, DueRow[]>();
-  for (const row of due) {
-    const list = byChannel.get(row.channel) ?? [];
-    list.push(row);
-    byChannel.set(row.channel, list);
-  }
-  const jobs: Array<{ channel: Channel | undefined; name: string; rows: DueRow[] }> = [];
+  const job = (channel: string, rows: DueDelivery[], message: () => OutgoingMessage): Job => ({
+    channel,
+    message,
+    count: rows.length,
+    start: store.raw.transaction((at: string) => {
+      for (const row of rows) start.run(at, row.id);
+    }),
+    finish: (outcome, at, durationMs) => {
+      let dead = false;
+      store.raw.transaction(() => {
+        for (const row of rows) {
+          const next = settle(row.attempts + 1, outcome, at, retry, random);
+          dead ||= next.status === 'dead';
+          finish.run(next.status, next.nextAttemptAt, next.error, outcome.ok ? at.toISOString() : null, durationMs, row.id);
+        }
+      })();
+      return dead;
+    },
+  });
+
+  const jobs: Job[] = [];
   for (const [name, rows] of byChannel) {
-    const channel = options.channels.get(name);
-    const groups = channel && options.groupKinds?.has(channel.type) && rows.length > (options.groupAbove ?? 10);
-    if (groups) jobs.push({ channel, name, rows });
-    else for (const row of rows) jobs.push({ channel, name, rows: [row] });
+    const kind = options.channels.get(name)?.type;
+    if (kind && options.groupKinds?.has(kind) && rows.length > (options.groupAbove ?? 10)) {
+      jobs.push(job(name, rows, () => ({ kind: 'group', alerts: rows.map(rowToAlert) })));
+    } else {
+      for (const row of rows) jobs.push(job(name, [row], () => ({ kind: 'alert', alert: rowToAlert(row) })));
+    }
   }
+  return jobs;
+}
 
-  await mapLimit(jobs, options.concurrency ?? 8, async ({ channel, name, rows }) => {
-    const startedAt = options.now();
-    const started = Date.now();
-    const mark = store.raw.transaction(() => {
-      for (const row of rows) startAttempt.run(startedAt.toISOString(), row.id);
-    });
-    mark();
+function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: () => number): Job[] {
+  const due = store.raw
+    .prepare<[string], DueDigest>(
+      `SELECT id, rule, channel, attempts, created_at FROM digests
+       WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id`,
+    )
+    .all(nowIso);
+  const members = store.raw.prepare<[string], AlertRow>(
+    `SELECT ${ALERT_COLUMNS} FROM deliveries d JOIN alerts a ON a.id = d.alert_id WHERE d.digest_id = ? ORDER BY a.fired_at, a.id`,
+  );
+  const start = store.raw.prepare<[string, string]>('UPDATE digests SET attempts = attempts + 1, last_attempt_at = ? WHERE id = ?');
+  const finish = store.raw.prepare<[string, string | null, string | null, string | null, number, string]>(
+    'UPDATE digests SET status = ?, next_attempt_at = ?, last_error = ?, delivered_at = ?, duration_ms = ? WHERE id = ?',
+  );
+  // The alerts of a batch show the batch's delivery: `digest` while it is pending, then its outcome.
+  const mirror = store.raw.prepare<[string, number, string | null, string | null, string]>(
+    `UPDATE deliveries SET status = ?, attempts = ?, last_error = ?, delivered_at = ? WHERE digest_id = ?`,
+  );
+  return due.map((digest) => ({
+    channel: digest.channel,
+    count: 1,
+    message: () => ({
+      kind: 'digest',
+      digest: { id: digest.id, rule: digest.rule, created_at: digest.created_at, alerts: members.all(digest.id).map(rowToAlert) },
+    }),
+    start: (at) => start.run(at, digest.id),
+    finish: (outcome, at, durationMs) => {
+      const attempts = digest.attempts + 1;
+      const next = settle(attempts, outcome, at, retry, random);
+      const deliveredAt = outcome.ok ? at.toISOString() : null;
+      store.raw.transaction(() => {
+        finish.run(next.status, next.nextAttemptAt, next.error, deliveredAt, durationMs, digest.id);
+        mirror.run(next.status === 'pending' ? 'digest' : next.status, attempts, next.error, deliveredAt, digest.id);
+      })();
+      return next.status === 'dead';
+    },
+  }));
+}
+
+/** Sends everything due now (new deliveries, closed digests, retries whose time has come). */
+export async function deliverDue(store: Store, options: DeliverOptions): Promise<DeliverReport> {
+  const retry = options.retry ?? DEFAULT_RETRY;
+  const random = options.random ?? Math.random;
+  const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
+  const nowIso = options.now().toISOString();
+  const jobs = [...deliveryJobs(store, options, nowIso, retry, random), ...digestJobs(store, nowIso, retry, random)];
+
+  await mapLimit(jobs, options.concurrency ?? 8, async (job) => {
+    job.start(options.now().toISOString());
+    const channel = options.channels.get(job.channel);
+    const message = job.message();
+    const started = performance.now();
     let outcome: DeliveryOutcome;
     if (!channel) {
-      outcome = { ok: false, retryable: false, error: `channel "${name}" is no longer configured` };
+      outcome = { ok: false, retryable: false, error: `channel "${job.channel}" is no longer configured` };
     } else {
       try {
-        outcome = await options.send(channel, rows.map((row) => rowToAlert({ ...row, id: row.alert_id })));
+        outcome = await options.send(channel, message);
       } catch (error) {
-        // A sender that throws has a bug or an unexpected transport failure: retry, keep the reason.
+        // A sender should return failures; one that throws is retried with its reason kept.
         outcome = { ok: false, retryable: true, error: (error as Error).message };
       }
     }
-    const durationMs = Date.now() - started;
-    const record = store.raw.transaction(() => {
-      for (const row of rows) {
-        const attempt = row.attempts + 1;
-        if (outcome.ok) {
-          finish.run('delivered', null, null, options.now().toISOString(), durationMs, row.id);
-        } else if (!outcome.retryable || attempt >= retry.attempts) {
-          finish.run('dead', null, outcome.error, null, durationMs, row.id);
-        } else {
-          const delay = nextAttemptDelay(attempt, retry, outcome.retryAfterMs, random);
-          finish.run('pending', new Date(options.now().getTime() + delay).toISOString(), outcome.error, null, durationMs, row.id);
-        }
-      }
-    });
-    record();
-    const dead = !outcome.ok && (!outcome.retryable || rows.some((row) => row.attempts + 1 >= retry.attempts));
-    if (outcome.ok) report.delivered += rows.length;
-    else if (dead) report.dead += rows.length;
-    else report.retrying += rows.length;
-    if (channel) options.onOutcome?.({ channel, alertIds: rows.map((r) => r.alert_id), outcome, dead, durationMs });
+    const durationMs = Math.round(performance.now() - started);
+    const dead = job.finish(outcome, options.now(), durationMs);
+    if (outcome.ok) report.delivered += job.count;
+    else if (dead) report.dead += job.count;
+    else report.retrying += job.count;
+    options.onOutcome?.({ channel: job.channel, kind: message.kind, count: job.count, outcome, dead, durationMs });
   });
   return report;
 }

@@ -85,7 +85,26 @@ export interface ReportChecksTable {
   found: number | null;
 }
 
+export interface DigestsTable {
+  id: string;
+  rule: string;
+  channel: string;
+  /** pending | delivered | dead */
+  status: string;
+  /** When the batch's first alert came. */
+  opened_at: string;
+  /** When the batch was closed for sending. */
+  created_at: string;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  duration_ms: number | null;
+}
+
 export interface Database {
+  digests: DigestsTable;
   entities: EntitiesTable;
   snapshots: SnapshotsTable;
   source_state: SourceStateTable;

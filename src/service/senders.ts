@@ -1,0 +1,84 @@
+// Routes an outgoing message to its channel's adapter, rendered for that kind of channel.
+import type { Config } from '../config.ts';
+import type { Alert, Channel, DeliveryOutcome, Rule } from '../core/types.ts';
+import {
+  createConsoleNotifier,
+  createEmailNotifier,
+  createSlackNotifier,
+  createWebhookNotifier,
+  type OutgoingMessage,
+  type SendToChannel,
+} from '../notify/index.ts';
+import {
+  renderEmail,
+  renderSlackDigest,
+  renderSlackGroup,
+  renderSlackMessage,
+  webhookBody,
+  webhookDigestBody,
+  type DigestMessage,
+  type TemplateSet,
+} from '../render/index.ts';
+
+/** Channel kinds whose storms go as one message per cycle. */
+export const GROUPING_KINDS: ReadonlySet<Channel['type']> = new Set(['slack']);
+
+export interface ChannelSenderOptions {
+  config: Pick<Config, 'slackToken' | 'slackApiUrl' | 'smtpUrl' | 'emailFrom'>;
+  templates: TemplateSet;
+  rules: readonly Rule[];
+  /** Where console channels print. */
+  out: (line: string) => void;
+  webhookTimeoutMs?: number;
+}
+
+function unconfigured(what: string): DeliveryOutcome {
+  return { ok: false, retryable: false, error: `${what} is not configured` };
+}
+
+/** A storm for a kind that does not group is sent as a digest of the same alerts. */
+function asDigest(message: Extract<OutgoingMessage, { kind: 'group' }>): DigestMessage {
+  const first = message.alerts[0]!;
+  return { id: first.id, rule: first.rule, alerts: message.alerts, created_at: first.fired_at };
+}
+
+export function createChannelSender(options: ChannelSenderOptions): SendToChannel {
+  const { config, templates } = options;
+  const templateOf = new Map(options.rules.map((rule) => [rule.name, rule.template]));
+  const consoleNotifier = createConsoleNotifier({ write: options.out });
+  const slack = config.slackToken ? createSlackNotifier({ token: config.slackToken, apiUrl: config.slackApiUrl }) : undefined;
+  const email = config.smtpUrl ? createEmailNotifier({ smtpUrl: config.smtpUrl, from: config.emailFrom }) : undefined;
+  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000 });
+
+  return async (channel: Channel, message: OutgoingMessage): Promise<DeliveryOutcome> => {
+    const single: Alert | DigestMessage =
+      message.kind === 'alert' ? message.alert : message.kind === 'digest' ? message.digest : asDigest(message);
+    const template = message.kind === 'alert' ? templateOf.get(message.alert.rule) : undefined;
+    switch (channel.type) {
+      case 'console':
+        if (message.kind === 'group') {
+          for (const alert of message.alerts) await consoleNotifier.send(alert);
+          return { ok: true };
+        }
+        return consoleNotifier.send(single);
+      case 'slack': {
+        if (!slack) return unconfigured('SLACK_BOT_TOKEN');
+        const content =
+          message.kind === 'alert'
+            ? renderSlackMessage(templates, message.alert, template)
+            : message.kind === 'group'
+              ? renderSlackGroup(templates, message.alerts)
+              : renderSlackDigest(templates, message.digest);
+        return slack.send({ channel: channel.channel, ...content });
+      }
+      case 'email': {
+        if (!email) return unconfigured('SMTP_URL');
+        return email.send({ id: single.id, to: channel.to, ...renderEmail(templates, single, template) });
+      }
+      case 'webhook': {
+        const body = message.kind === 'alert' ? webhookBody(message.alert) : webhookDigestBody(single as DigestMessage);
+        return webhook.send({ url: channel.url, id: single.id, body, secret: channel.secret, headers: channel.headers });
+      }
+    }
+  };
+}
