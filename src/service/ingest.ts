@@ -34,7 +34,8 @@ class DryRunRollback extends Error {}
 export function ingestPage(store: Store, items: readonly SnapshotItem[], options: IngestOptions): IngestResult {
   const st = hotStatements(store.raw);
   const { source, rules, now } = options;
-  const nowIso = now.toISOString();
+  // Whole seconds, as RFC 3339 timestamps are usually written (and as the webhook contract shows).
+  const nowIso = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const result: IngestResult = { alerts: [], changed: 0 };
 
   const write = store.raw.transaction(() => {
