@@ -34,8 +34,9 @@ class DryRunRollback extends Error {}
 export function ingestPage(store: Store, items: readonly SnapshotItem[], options: IngestOptions): IngestResult {
   const st = hotStatements(store.raw);
   const { source, rules, now } = options;
-  // Whole seconds, as RFC 3339 timestamps are usually written (and as the webhook contract shows).
-  const nowIso = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const nowIso = now.toISOString();
+  // Whole seconds, as the webhook contract writes fired_at; stored times keep milliseconds for ordering.
+  const firedAt = nowIso.replace(/\.\d{3}Z$/, 'Z');
   const result: IngestResult = { alerts: [], changed: 0 };
 
   const write = store.raw.transaction(() => {
@@ -74,7 +75,7 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
           source,
           entity: item.key,
           trigger: rule.trigger.type,
-          fired_at: nowIso,
+          fired_at: firedAt,
           summary: outcome.summary,
           changes: outcome.changes,
           current: item.data,
@@ -87,7 +88,7 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
           source,
           alert.entity,
           alert.trigger,
-          nowIso,
+          firedAt,
           alert.summary,
           JSON.stringify(alert.changes),
           text,
