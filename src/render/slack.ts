@@ -78,8 +78,8 @@ export function renderSlackGroup(set: TemplateSet, alerts: Alert[], limit = SLAC
 }
 
 /** A digest in one Slack message: the rendered digest template as text, alerts listed as in a group. */
-export function renderSlackDigest(set: TemplateSet, digest: DigestMessage, limit = SLACK_GROUP_LIMIT): SlackMessageContent {
-  const text = renderDigest(set, digest, 'slack');
+export function renderSlackDigest(set: TemplateSet, digest: DigestMessage, templateName?: string, limit = SLACK_GROUP_LIMIT): SlackMessageContent {
+  const text = renderDigest(set, digest, 'slack', templateName);
   const shown = Math.max(0, Math.min(limit, MAX_BLOCKS - 2, digest.alerts.length));
   const views = digest.alerts.map(alertView);
   const count = digest.alerts.length;

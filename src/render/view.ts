@@ -81,6 +81,24 @@ function changeLine(change: Change): ChangeLine {
   return delta !== undefined ? { field: change.field, label, from, to, delta, text } : { field: change.field, label, from, to, text };
 }
 
+/** Change lines a message shows: the trigger's own change first, then at most this many in all. */
+export const MAX_CHANGE_LINES = 6;
+
+/**
+ * What a reader sees of the changes: the first (the trigger's field) always; of the rest, those
+ * that read differently once formatted (a new history id or an equal-length list says nothing),
+ * and no HTML fields (their sanitized text is shown on its own, not as escaped markup).
+ */
+export function readableChanges(lines: ChangeLine[]): ChangeLine[] {
+  const [own, ...rest] = lines;
+  if (own === undefined) return [];
+  const shown = rest.filter((line) => line.from !== line.to && !line.field.endsWith('_richtext') && !HIDDEN_CHANGES.has(line.field));
+  return [own, ...shown].slice(0, MAX_CHANGE_LINES);
+}
+
+// Bookkeeping fields of a snapshot that change on every capture and mean nothing to a reader.
+const HIDDEN_CHANGES = new Set(['history_id', 'captured_at', 'snapshot_at', 'updated_at']);
+
 function push(facts: Fact[], label: string, value: string | undefined): void {
   if (value !== undefined && value !== '' && value !== DASH) facts.push({ label, value });
 }
@@ -279,7 +297,7 @@ export function alertView(alert: Alert): AlertView {
     title,
     summary: alert.summary,
     headline,
-    changes,
+    changes: readableChanges(changes),
     facts,
     line: line ?? headline,
   };

@@ -30,6 +30,8 @@ export interface ChannelSenderOptions {
   /** Where console channels print. */
   out: (line: string) => void;
   webhookTimeoutMs?: number;
+  /** The send time, for webhook timestamps and signatures; the outbox's clock. */
+  now?: () => Date;
 }
 
 function unconfigured(what: string): DeliveryOutcome {
@@ -48,12 +50,14 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
   const consoleNotifier = createConsoleNotifier({ write: options.out });
   const slack = config.slackToken ? createSlackNotifier({ token: config.slackToken, apiUrl: config.slackApiUrl }) : undefined;
   const email = config.smtpUrl ? createEmailNotifier({ smtpUrl: config.smtpUrl, from: config.emailFrom }) : undefined;
-  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000 });
+  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000, now: options.now ?? (() => new Date()) });
 
   return async (channel: Channel, message: OutgoingMessage): Promise<DeliveryOutcome> => {
     const single: Alert | DigestMessage =
       message.kind === 'alert' ? message.alert : message.kind === 'digest' ? message.digest : asDigest(message);
-    const template = message.kind === 'alert' ? templateOf.get(message.alert.rule) : undefined;
+    // A rule's `template:` names its alerts' templates and its digests' (`<name>.digest.<kind>`).
+    const template =
+      message.kind === 'alert' ? templateOf.get(message.alert.rule) : message.kind === 'digest' ? templateOf.get(message.digest.rule) : undefined;
     switch (channel.type) {
       case 'console':
         if (message.kind === 'group') {
@@ -68,7 +72,7 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
             ? renderSlackMessage(templates, message.alert, template)
             : message.kind === 'group'
               ? renderSlackGroup(templates, message.alerts)
-              : renderSlackDigest(templates, message.digest);
+              : renderSlackDigest(templates, message.digest, template);
         return slack.send({ channel: channel.channel, ...content });
       }
       case 'email': {

@@ -31,13 +31,23 @@ export function tempDir(prefix = 'edgewatch-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-export async function startPipeline(options: { rules: string; sandbox?: SandboxOptions; retries?: number; timeoutMs?: number; reportsBudget?: number }): Promise<Pipeline> {
+export async function startPipeline(options: {
+  rules: string;
+  sandbox?: SandboxOptions;
+  retries?: number;
+  timeoutMs?: number;
+  reportsBudget?: number;
+  /** Which channel transports count as configured when the rules are loaded (default none). */
+  transports?: { slack: boolean; email: boolean };
+  /** Template names the rules may use (`template: <name>`); default none. */
+  templates?: ReadonlySet<string>;
+}): Promise<Pipeline> {
   const dir = tempDir();
   const rulesDir = path.join(dir, 'rules');
   const dbPath = path.join(dir, 'edgewatch.db');
   await import('node:fs/promises').then((fs) => fs.mkdir(rulesDir));
   writeFileSync(path.join(rulesDir, 'rules.yaml'), options.rules);
-  const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(), transports: { slack: false, email: false } });
+  const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(options.templates), transports: options.transports ?? { slack: false, email: false } });
   if (ruleSet.problems.length > 0) throw new Error(`test rules invalid: ${JSON.stringify(ruleSet.problems)}`);
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'test-key', retries: options.retries ?? 0, timeoutMs: options.timeoutMs ?? 5000, backoffBaseMs: 10 });

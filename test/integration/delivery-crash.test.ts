@@ -1,0 +1,140 @@
+// A `poll --once` process is killed (SIGKILL) while a webhook request is in flight; the next
+// `poll --once` delivers that alert with the same webhook-id and sends no other alert twice.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import { BIN, runCli } from '../helpers/cli.ts';
+import { deliveryRows, type DeliveryRow } from '../helpers/delivery.ts';
+import { tempDir, TEMPLATES_DIR } from '../helpers/pipeline.ts';
+import { answer, startWebhookReceiver, waitFor, type WebhookReceiver } from '../helpers/receivers.ts';
+
+const KEY = 'crash-test-key';
+const SECRET = `whsec_${Buffer.from('crash-test-secret-0123456789abcd').toString('base64')}`;
+
+let sandbox: Sandbox | undefined;
+let receiver: WebhookReceiver | undefined;
+let child: ChildProcess | undefined;
+let dir: string;
+const held: ServerResponse[] = [];
+
+beforeEach(() => {
+  dir = tempDir();
+});
+
+afterEach(async () => {
+  if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  child = undefined;
+  for (const res of held.splice(0)) res.destroy();
+  await receiver?.close();
+  await sandbox?.close();
+  receiver = undefined;
+  sandbox = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function rowsOf(db: string): Promise<DeliveryRow[]> {
+  const store = await openStore(db);
+  try {
+    return deliveryRows(store);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('crash during delivery', () => {
+  it('a poll killed with a webhook request in flight resends that alert, same webhook-id, and nothing else twice', { timeout: 120_000 }, async () => {
+    const s = (sandbox = await startSandbox({ port: 0, apiKey: KEY, events: 40, kpis: 5 }));
+    const r = (receiver = await startWebhookReceiver());
+    const rulesDir = path.join(dir, 'rules');
+    mkdirSync(rulesDir);
+    writeFileSync(
+      path.join(rulesDir, 'rules.yaml'),
+      `
+channels:
+  hook:
+    type: webhook
+    url: ${r.url}
+    secret: ${SECRET}
+rules:
+  - name: new-events
+    source: events
+    trigger: { type: new }
+    notify: [hook]
+`,
+    );
+    const db = path.join(dir, 'edgewatch.db');
+    const env = {
+      EDGEWATCH_API_URL: s.url,
+      EDGEWATCH_API_KEY: KEY,
+      EDGEWATCH_DB: db,
+      EDGEWATCH_RULES: rulesDir,
+      EDGEWATCH_TEMPLATES: TEMPLATES_DIR,
+    };
+
+    const baseline = await runCli(['poll', '--once'], env);
+    expect(baseline.stderr).toBe('');
+    expect(baseline.code).toBe(0);
+    expect(r.requests).toHaveLength(0);
+
+    // Five new events: five alerts. The receiver holds the first request open and answers the rest.
+    for (let i = 0; i < 5; i++) s.world.addEvent();
+    r.reply = (request, res) => {
+      if (r.requests.length === 1) held.push(res);
+      else answer(200)(request, res);
+    };
+    const proc = (child = spawn(process.execPath, [BIN, 'poll', '--once'], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }));
+    let output = '';
+    proc.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    proc.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.on('exit', (_code, signal) => resolve(signal)));
+
+    await waitFor(() => r.requests.length === 5 && held.length === 1, 60_000, 'five webhook requests, one held');
+    // The four answered deliveries are recorded before the kill: only the held one is in doubt.
+    const victim = r.requests[0]!.headers['webhook-id'] as string;
+    let rows: DeliveryRow[] = [];
+    const recorded = async (): Promise<boolean> => {
+      rows = await rowsOf(db);
+      return rows.filter((row) => row.status === 'delivered').length === 4;
+    };
+    await waitFor(recorded, 10_000, `four recorded deliveries (child output: ${output})`);
+    proc.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    held.splice(0).forEach((res) => res.destroy());
+
+    rows = await rowsOf(db);
+    expect(rows).toHaveLength(5);
+    // The attempt was counted before the send; the outcome never came: still pending.
+    expect(rows.find((row) => row.alert_id === victim)).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(rows.filter((row) => row.alert_id !== victim).every((row) => row.status === 'delivered' && row.attempts === 1)).toBe(true);
+
+    // Restart: the in-doubt alert goes again, with the same id and body, freshly signed.
+    r.reply = answer(200);
+    const restart = await runCli(['poll', '--once'], env);
+    expect(restart.stderr).toBe('');
+    expect(restart.code).toBe(0);
+    expect(r.requests).toHaveLength(6);
+    const resent = r.requests[5]!;
+    expect(resent.headers['webhook-id']).toBe(victim);
+    expect(resent.body).toBe(r.requests[0]!.body);
+    expect(new Webhook(SECRET).verify(resent.body, resent.headers as Record<string, string>)).toMatchObject({ id: victim });
+
+    // Every alert reached the receiver, only the in-doubt one twice.
+    const counts = new Map<string, number>();
+    for (const request of r.requests) counts.set(request.headers['webhook-id'] as string, (counts.get(request.headers['webhook-id'] as string) ?? 0) + 1);
+    expect(counts.size).toBe(5);
+    expect([...counts].filter(([id, n]) => n !== (id === victim ? 2 : 1))).toEqual([]);
+    rows = await rowsOf(db);
+    expect(rows.map((row) => [row.status, row.attempts])).toEqual(
+      rows.map((row) => ['delivered', row.alert_id === victim ? 2 : 1]),
+    );
+  });
+});
