@@ -1,6 +1,7 @@
 // events: newest captured first, stopping at what was already seen (the watermark, with overlap).
 import { getSourceState, markPollSuccess } from '../store/index.ts';
 import { ingestPage, type SnapshotItem } from '../service/ingest.ts';
+import { readAhead } from './read-ahead.ts';
 import type { PollContext, PollResult } from './types.ts';
 
 /** Re-read this far behind the watermark, for snapshots published a little late; unchanged rows cost nothing. */
@@ -16,15 +17,18 @@ export async function pollEvents(ctx: PollContext): Promise<PollResult> {
   let newest = state?.watermark ?? null;
   const result: PollResult = { source: 'events', alerts: [], changed: 0 };
 
-  for await (const page of ctx.api.eventPages({ limit: PAGE_SIZE, includeEligibility: true })) {
+  // The next page is fetched while this one is stored, unless this one already reaches the seen rows.
+  const reachesSeen = (row: { captured_at: string }): boolean => stopBeforeMs !== undefined && Date.parse(row.captured_at) < stopBeforeMs;
+  const pages = readAhead(ctx.api.eventPages({ limit: PAGE_SIZE, includeEligibility: true }), (page) => !page.rows.some(reachesSeen));
+  for await (const page of pages) {
     const items: SnapshotItem[] = [];
     let reachedSeen = false;
     for (const row of page.rows) {
-      const capturedMs = Date.parse(row.captured_at);
-      if (stopBeforeMs !== undefined && capturedMs < stopBeforeMs) {
+      if (reachesSeen(row)) {
         reachedSeen = true;
         break; // newest first: everything after this row is older still
       }
+      const capturedMs = Date.parse(row.captured_at);
       if (capturedMs > newestMs) {
         newestMs = capturedMs;
         newest = row.captured_at;

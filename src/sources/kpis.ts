@@ -3,6 +3,7 @@
 import type { Snapshot } from '../core/types.ts';
 import { ingestPage, type SnapshotItem } from '../service/ingest.ts';
 import { getSourceState, hotStatements, markPollSuccess } from '../store/index.ts';
+import { readAhead } from './read-ahead.ts';
 import type { PollContext, PollResult } from './types.ts';
 
 const PAGE_SIZE = 200;
@@ -17,7 +18,8 @@ export async function pollKpis(ctx: PollContext): Promise<PollResult> {
   const { getEntity } = hotStatements(ctx.store.raw);
   const result: PollResult = { source: 'kpis', alerts: [], changed: 0 };
 
-  for await (const page of ctx.api.kpiPages({ status: 'all', limit: PAGE_SIZE })) {
+  // The next page is fetched while this one is stored.
+  for await (const page of readAhead(ctx.api.kpiPages({ status: 'all', limit: PAGE_SIZE }))) {
     const items: SnapshotItem[] = [];
     const needDetail: SnapshotItem[] = [];
     for (const row of page.rows) {
@@ -26,8 +28,10 @@ export async function pollKpis(ctx: PollContext): Promise<PollResult> {
       if (!hasValue(row.actual)) continue;
       const stored = getEntity.get('kpis', row.id);
       const prev = stored ? (JSON.parse(stored.data) as Snapshot) : undefined;
-      if (prev && hasValue(prev.actual) && prev.detail !== undefined) {
-        item.data = { ...row, detail: prev.detail };
+      if (prev && hasValue(prev.actual)) {
+        // Carried forward; an actual already there at the baseline stays without a detail (fetching
+        // it later would store a second snapshot for no change).
+        if (prev.detail !== undefined) item.data = { ...row, detail: prev.detail };
       } else if (!baseline) {
         needDetail.push(item);
       }
