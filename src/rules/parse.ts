@@ -1,6 +1,6 @@
 // Rule files: YAML text -> channels and rules, or every problem with its position.
 // Pure: the caller hands in the environment, the template names and which transports exist.
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Channel, FilterClause, FilterOperator, Rule, RuleProblem, SourceName, Trigger, TriggerType } from '../core/types.ts';
 import { SOURCES } from '../core/types.ts';
 import { checkField, editDistance, ordinalOrder, type FieldKind } from './fields.ts';
@@ -59,6 +59,24 @@ const DIGEST_KEYS = Object.keys(DigestSchema.shape);
 const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
 
 /** Parses one rule file without the checks that depend on other files (unique names, notify). */
+/** Where the first unresolved alias (or else the first alias) starts; 0 when there is none. */
+function aliasOffset(doc: Document): number {
+  let first: number | undefined;
+  let unresolved: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      const start = node.range?.[0];
+      first ??= start;
+      if (node.resolve(doc) === undefined) {
+        unresolved = start;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return unresolved ?? first ?? 0;
+}
+
 export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext): ParsedRuleFileDetail {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -71,8 +89,16 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
     return { ...empty, problems };
   }
 
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias without its anchor, or too many aliases: the document parses but has no value.
+    const { line, col } = lineCounter.linePos(aliasOffset(doc));
+    return { ...empty, problems: [{ file, line, column: col, message: `invalid YAML: ${(error as Error).message.split('\n')[0]}` }] };
+  }
   const envIssues: Issue[] = [];
-  const raw = substituteEnv(doc.toJS({ maxAliasCount: 100 }), ctx.env, [], envIssues);
+  const raw = substituteEnv(js, ctx.env, [], envIssues);
   const issues: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];

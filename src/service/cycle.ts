@@ -63,9 +63,16 @@ export async function pollSources(options: PollSourcesOptions): Promise<PollSour
       report.alerts.push(...result.alerts);
       options.onPoll?.({ source, ok: true, durationMs: Date.now() - started, result });
     } catch (error) {
-      const message = describeError(error);
+      let message = describeError(error);
+      if (!options.dryRun) {
+        try {
+          await markPollError(options.store, source, options.now(), message);
+        } catch (recordError) {
+          // The database itself is failing (locked, disk full): the failure is still reported.
+          message += ` (not recorded: ${describeError(recordError)})`;
+        }
+      }
       report.failures.push({ source, error: message });
-      if (!options.dryRun) await markPollError(options.store, source, options.now(), message);
       options.onPoll?.({ source, ok: false, durationMs: Date.now() - started, error: message });
     }
   };
@@ -77,7 +84,11 @@ export async function pollSources(options: PollSourcesOptions): Promise<PollSour
     pollOne('runs'),
   ]);
   if (!options.dryRun && options.snapshotRetentionMs !== undefined) {
-    await pruneSnapshots(options.store, new Date(options.now().getTime() - options.snapshotRetentionMs));
+    try {
+      await pruneSnapshots(options.store, new Date(options.now().getTime() - options.snapshotRetentionMs));
+    } catch {
+      // Housekeeping only: a locked or full database is retried by the next cycle's pruning.
+    }
   }
   return report;
 }
