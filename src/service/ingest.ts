@@ -45,8 +45,10 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
       const prevRow = st.getEntity.get(source, item.key);
       if (prevRow?.data === text) continue;
       const seq = (prevRow?.seq ?? 0) + 1;
+      // The latest snapshot lives in `entities`; `snapshots` keeps the ones it superseded, so a
+      // baseline writes each snapshot once.
+      if (prevRow) st.insertSnapshot.run(source, item.key, prevRow.seq, prevRow.data, prevRow.updated_at);
       st.upsertEntity.run(source, item.key, seq, text, nowIso, nowIso);
-      st.insertSnapshot.run(source, item.key, seq, text, nowIso);
       result.changed++;
       if (options.baseline || (item.baseline && !prevRow) || rules.length === 0) continue;
 

@@ -70,7 +70,7 @@ export async function updateRunStatus(store: Store, runId: string, status: strin
     .execute();
 }
 
-/** Deletes history older than the retention; the latest snapshot of every entity stays in `entities`. */
+/** Deletes superseded snapshots stored before the retention; the latest of every entity lives in `entities`. */
 export async function pruneSnapshots(store: Store, olderThan: Date): Promise<number> {
   const result = await store.db.deleteFrom('snapshots').where('stored_at', '<', olderThan.toISOString()).executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -11,6 +11,7 @@ export interface EntitiesTable {
   updated_at: string;
 }
 
+/** Superseded snapshots: an entity's history before its latest (which is in `entities`). */
 export interface SnapshotsTable {
   source: string;
   entity_key: string;

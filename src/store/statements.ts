@@ -3,7 +3,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { AlertsTable, EntitiesTable, RuleStateTable } from './schema.ts';
 
 export interface HotStatements {
-  getEntity: SqliteDatabase.Statement<[string, string], Pick<EntitiesTable, 'seq' | 'data'>>;
+  getEntity: SqliteDatabase.Statement<[string, string], Pick<EntitiesTable, 'seq' | 'data' | 'updated_at'>>;
   upsertEntity: SqliteDatabase.Statement<[string, string, number, string, string, string]>;
   insertSnapshot: SqliteDatabase.Statement<[string, string, number, string, string]>;
   getRuleStates: SqliteDatabase.Statement<[string, string], Pick<RuleStateTable, 'rule' | 'armed' | 'last_fired_at'>>;
@@ -20,7 +20,7 @@ export function hotStatements(raw: SqliteDatabase.Database): HotStatements {
   let statements = cache.get(raw);
   if (statements) return statements;
   statements = {
-    getEntity: raw.prepare('SELECT seq, data FROM entities WHERE source = ? AND entity_key = ?'),
+    getEntity: raw.prepare('SELECT seq, data, updated_at FROM entities WHERE source = ? AND entity_key = ?'),
     upsertEntity: raw.prepare(
       `INSERT INTO entities (source, entity_key, seq, data, first_seen_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?)
