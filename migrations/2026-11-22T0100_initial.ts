@@ -59,9 +59,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('fired_at', 'text', (c) => c.notNull())
     .addColumn('summary', 'text', (c) => c.notNull())
     .addColumn('changes', 'text', (c) => c.notNull())
-    .addColumn('current', 'text', (c) => c.notNull())
+    // The entity's snapshot that fired it (in entities while latest, then in snapshots): one copy
+    // however many rules fire on the same change.
+    .addColumn('seq', 'integer', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('alerts_fired_at').on('alerts').columns(['fired_at', 'id']).execute();
+  await db.schema.createIndex('alerts_snapshot').on('alerts').columns(['source', 'entity', 'seq']).execute();
 
   // The outbox: one delivery per (alert, channel), written with the alert.
   await db.schema

@@ -4,7 +4,7 @@
 // sends it again with the same id.
 import type { Alert, Channel, DeliveryOutcome } from '../core/types.ts';
 import type { DigestMessage } from '../render/index.ts';
-import type { Store } from '../store/index.ts';
+import { ALERT_CURRENT, type Store } from '../store/index.ts';
 
 /** What one send carries: one alert, a storm of alerts for one channel, or a digest batch. */
 export type OutgoingMessage =
@@ -99,7 +99,7 @@ export async function mapLimit<T>(items: readonly T[], limit: number, fn: (item:
   await Promise.all(workers);
 }
 
-const ALERT_COLUMNS = 'a.id AS alert_id, a.rule, a.severity, a.source, a.entity, a.trigger, a.fired_at, a.summary, a.changes, a.current';
+const ALERT_COLUMNS = `a.id AS alert_id, a.rule, a.severity, a.source, a.entity, a.trigger, a.fired_at, a.summary, a.changes, ${ALERT_CURRENT.column}`;
 
 /** One send and the rows it settles. */
 interface Job {
@@ -129,7 +129,7 @@ function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, ret
   const due = store.raw
     .prepare<[string], DueDelivery>(
       `SELECT d.id, d.channel, d.attempts, ${ALERT_COLUMNS}
-       FROM deliveries d JOIN alerts a ON a.id = d.alert_id
+       FROM deliveries d JOIN alerts a ON a.id = d.alert_id ${ALERT_CURRENT.joins}
        WHERE d.status = 'pending' AND d.next_attempt_at <= ?
        ORDER BY d.next_attempt_at, d.id`,
     )
@@ -181,7 +181,7 @@ function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: ()
     )
     .all(nowIso);
   const members = store.raw.prepare<[string], AlertRow>(
-    `SELECT ${ALERT_COLUMNS} FROM deliveries d JOIN alerts a ON a.id = d.alert_id WHERE d.digest_id = ? ORDER BY a.fired_at, a.id`,
+    `SELECT ${ALERT_COLUMNS} FROM deliveries d JOIN alerts a ON a.id = d.alert_id ${ALERT_CURRENT.joins} WHERE d.digest_id = ? ORDER BY a.fired_at, a.id`,
   );
   const start = store.raw.prepare<[string, string]>('UPDATE digests SET attempts = attempts + 1, last_attempt_at = ? WHERE id = ?');
   const finish = store.raw.prepare<[string, string | null, string | null, string | null, number, string]>(

@@ -93,7 +93,7 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
           firedAt,
           alert.summary,
           JSON.stringify(alert.changes),
-          text,
+          seq,
         );
         if (inserted.changes === 0) continue;
         for (const channel of rule.notify) {

@@ -1,6 +1,6 @@
 export { openStore, migrateToLatest, MIGRATIONS_DIR } from './connection.ts';
 export type { Store, OpenStoreOptions } from './connection.ts';
-export { hotStatements } from './statements.ts';
+export { hotStatements, ALERT_CURRENT } from './statements.ts';
 export type { HotStatements } from './statements.ts';
 export type * from './schema.ts';
 export {

@@ -70,9 +70,24 @@ export async function updateRunStatus(store: Store, runId: string, status: strin
     .execute();
 }
 
-/** Deletes superseded snapshots stored before the retention; the latest of every entity lives in `entities`. */
+/** Deletes superseded snapshots stored before the retention, but those of alerts; the latest of every entity lives in `entities`. */
 export async function pruneSnapshots(store: Store, olderThan: Date): Promise<number> {
-  const result = await store.db.deleteFrom('snapshots').where('stored_at', '<', olderThan.toISOString()).executeTakeFirst();
+  const result = await store.db
+    .deleteFrom('snapshots')
+    .where('stored_at', '<', olderThan.toISOString())
+    // An alert's `current` is its snapshot: kept as long as the alert.
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('alerts')
+            .select('alerts.id')
+            .whereRef('alerts.source', '=', 'snapshots.source')
+            .whereRef('alerts.entity', '=', 'snapshots.entity_key')
+            .whereRef('alerts.seq', '=', 'snapshots.seq'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

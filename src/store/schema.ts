@@ -50,7 +50,8 @@ export interface AlertsTable {
   fired_at: string;
   summary: string;
   changes: string;
-  current: string;
+  /** The snapshot of `entity` that fired it: `current` is that snapshot (see ALERT_CURRENT). */
+  seq: number;
 }
 
 export interface DeliveriesTable {

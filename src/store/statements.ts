@@ -9,7 +9,7 @@ export interface HotStatements {
   getRuleStates: SqliteDatabase.Statement<[string, string], Pick<RuleStateTable, 'rule' | 'armed' | 'last_fired_at'>>;
   upsertRuleState: SqliteDatabase.Statement<[string, string, string, number, string | null]>;
   insertAlert: SqliteDatabase.Statement<
-    [AlertsTable['id'], string, string, string, string, string, string, string, string, string, string]
+    [AlertsTable['id'], string, string, string, string, string, string, string, string, string, number]
   >;
   insertDelivery: SqliteDatabase.Statement<[string, string, string, string | null, string | null, string]>;
 }
@@ -35,7 +35,7 @@ export function hotStatements(raw: SqliteDatabase.Database): HotStatements {
        ON CONFLICT (rule, source, entity_key) DO UPDATE SET armed = excluded.armed, last_fired_at = excluded.last_fired_at`,
     ),
     insertAlert: raw.prepare(
-      `INSERT OR IGNORE INTO alerts (id, cause_key, rule, severity, source, entity, trigger, fired_at, summary, changes, current)
+      `INSERT OR IGNORE INTO alerts (id, cause_key, rule, severity, source, entity, trigger, fired_at, summary, changes, seq)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertDelivery: raw.prepare(
@@ -46,3 +46,13 @@ export function hotStatements(raw: SqliteDatabase.Database): HotStatements {
   cache.set(raw, statements);
   return statements;
 }
+
+/**
+ * SQL for reading alerts `a` with their `current` snapshot: the entity's latest when the alert's
+ * snapshot is still the latest, else the superseded one kept in `snapshots`.
+ */
+export const ALERT_CURRENT = {
+  column: 'COALESCE(cur_e.data, cur_s.data) AS current',
+  joins: `LEFT JOIN entities cur_e ON cur_e.source = a.source AND cur_e.entity_key = a.entity AND cur_e.seq = a.seq
+          LEFT JOIN snapshots cur_s ON cur_s.source = a.source AND cur_s.entity_key = a.entity AND cur_s.seq = a.seq`,
+} as const;

@@ -7,7 +7,7 @@ import type { Alert } from '../../src/core/types.ts';
 import { loadRules, type RuleSet } from '../../src/rules/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
 import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
-import { openStore, type Store } from '../../src/store/index.ts';
+import { ALERT_CURRENT, openStore, type Store } from '../../src/store/index.ts';
 
 export const TEMPLATES_DIR = path.resolve(import.meta.dirname, '../../templates');
 
@@ -66,7 +66,7 @@ export async function startPipeline(options: {
       pollSources({ store, api, rules: ruleSet.rules, now: () => sandbox.now(), dryRun: pollOptions.dryRun, reportsBudget: options.reportsBudget ?? 100 }),
     storedAlerts: () =>
       store.raw
-        .prepare<[], Record<string, string>>('SELECT * FROM alerts ORDER BY rowid')
+        .prepare<[], Record<string, string>>(`SELECT a.*, ${ALERT_CURRENT.column} FROM alerts a ${ALERT_CURRENT.joins} ORDER BY a.rowid`)
         .all()
         .map((row) => ({ ...row, changes: JSON.parse(row.changes!), current: JSON.parse(row.current!) }) as unknown as Alert),
     restart: async () => {
