@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore } from '../service/app.ts';
+import { createDaemon } from '../service/daemon.ts';
 import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
 import { startGeneration } from '../sources/index.ts';
 import { listAlerts, listRuns } from '../store/index.ts';
@@ -170,4 +171,21 @@ const digest: Command = {
   },
 };
 
-export const COMMANDS: Record<string, Command> = { validate, poll, generate, runs, alerts, digest, sandbox };
+const run: Command = {
+  options: {},
+  async run({ config }) {
+    const daemon = createDaemon({ config, out });
+    await daemon.start();
+    await waitForSignal();
+    // A second signal while stopping means "now".
+    const force = (): void => process.exit(1);
+    process.once('SIGINT', force);
+    process.once('SIGTERM', force);
+    await daemon.stop();
+    // A send abandoned at the stop may still hold a socket; it must not keep the process alive.
+    setTimeout(() => process.exit(), 1_000).unref();
+    return 0;
+  },
+};
+
+export const COMMANDS: Record<string, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };

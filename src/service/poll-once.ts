@@ -2,7 +2,7 @@
 import type { Config } from '../config.ts';
 import { formatProblem } from '../rules/index.ts';
 import { consoleLine } from '../render/index.ts';
-import { closeDueBatches, deliverDue, type DeliverReport } from '../notify/index.ts';
+import { closeDueBatches, deliverDue, type DeliverOptions, type DeliverReport } from '../notify/index.ts';
 import type { RuleSet } from '../rules/index.ts';
 import type { TemplateSet } from '../render/index.ts';
 import type { Store } from '../store/index.ts';
@@ -51,7 +51,7 @@ export async function deliverNow(
   ruleSet: RuleSet,
   templates: TemplateSet,
   out: (line: string) => void,
-  options: { flush?: boolean } = {},
+  options: { flush?: boolean; onOutcome?: DeliverOptions['onOutcome'] } = {},
 ): Promise<DeliverReport> {
   const now = new Date();
   closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), now, options);
@@ -61,6 +61,7 @@ export async function deliverNow(
     now: () => new Date(),
     retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
     groupKinds: GROUPING_KINDS,
+    onOutcome: options.onOutcome,
   });
 }
 

@@ -1,0 +1,97 @@
+// What /healthz answers, as a pure function of the daemon's state and the time.
+import type { SourceName } from '../core/types.ts';
+
+export interface SourceStatus {
+  source: SourceName;
+  intervalMs: number;
+  /** Last successful poll (from the database, so it survives restarts). */
+  lastSuccessAt: string | null;
+  lastErrorAt: string | null;
+  lastError: string | null;
+  /** Last poll in this process that succeeded or had nothing to check (ms since epoch). */
+  lastOkAt: number | undefined;
+  /** The last poll had nothing to check (reports with no rule, runs with none processing). */
+  idle: boolean;
+}
+
+export interface ReloadStatus {
+  at: string;
+  ok: boolean;
+  problems: string[];
+}
+
+export interface RulesStatus {
+  /** The rules at start had problems; cleared by the first good reload. */
+  failedAtStart: boolean;
+  /** Problems of the set running now (those at start, until a good reload). */
+  problems: string[];
+  loadedAt: string;
+  rules: number;
+  channels: number;
+  lastReload: ReloadStatus | undefined;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'unhealthy';
+  started_at: string;
+  sources: Record<string, {
+    interval_seconds: number;
+    last_success_at: string | null;
+    last_error_at: string | null;
+    last_error: string | null;
+    idle: boolean;
+    /** Seconds since the source was last known good (or since start). */
+    staleness_seconds: number;
+    stale: boolean;
+  }>;
+  rules: {
+    ok: boolean;
+    failed_at_start: boolean;
+    loaded_at: string;
+    rules: number;
+    channels: number;
+    problems: string[];
+    last_reload: ReloadStatus | null;
+  };
+  reasons: string[];
+}
+
+/** Stale past three intervals: a source never polled in this process counts from the start. */
+export const STALE_INTERVALS = 3;
+
+export function assessHealth(input: { sources: readonly SourceStatus[]; rules: RulesStatus; startedAt: number; now: number }): { httpStatus: 200 | 503; report: HealthReport } {
+  const reasons: string[] = [];
+  const sources: HealthReport['sources'] = {};
+  for (const s of input.sources) {
+    const since = Math.max(s.lastOkAt ?? input.startedAt, input.startedAt);
+    const ageMs = Math.max(0, input.now - since);
+    const stale = ageMs > STALE_INTERVALS * s.intervalMs;
+    if (stale) reasons.push(`source ${s.source} stale: no successful poll for ${Math.round(ageMs / 1000)} s (interval ${Math.round(s.intervalMs / 1000)} s)`);
+    sources[s.source] = {
+      interval_seconds: s.intervalMs / 1000,
+      last_success_at: s.lastSuccessAt,
+      last_error_at: s.lastErrorAt,
+      last_error: s.lastError,
+      idle: s.idle,
+      staleness_seconds: Math.round(ageMs / 1000),
+      stale,
+    };
+  }
+  if (input.rules.failedAtStart) reasons.push('rules failed to load at start');
+  const report: HealthReport = {
+    status: reasons.length === 0 ? 'ok' : 'unhealthy',
+    started_at: new Date(input.startedAt).toISOString(),
+    sources,
+    rules: {
+      ok: input.rules.problems.length === 0,
+      failed_at_start: input.rules.failedAtStart,
+      loaded_at: input.rules.loadedAt,
+      rules: input.rules.rules,
+      channels: input.rules.channels,
+      problems: input.rules.problems,
+      last_reload: input.rules.lastReload ?? null,
+    },
+    reasons,
+  };
+  return { httpStatus: reasons.length === 0 ? 200 : 503, report };
+}

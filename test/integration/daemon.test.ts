@@ -1,0 +1,203 @@
+// `edgewatch run` in a child process against a sandbox with a manual clock (nothing moves unless
+// the test moves it) and a local webhook receiver.
+import { rmSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { tempDir } from '../helpers/pipeline.ts';
+import { getJson, getText, metricValue, startDaemonChild, startWebhookReceiver, waitFor, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+
+const API_KEY = 'daemon-test-key';
+
+let sandbox: Sandbox;
+let receiver: WebhookReceiver;
+let dir: string;
+let rulesDir: string;
+let children: DaemonChild[];
+let tickers: string[];
+
+function edgeRule(extra = ''): string {
+  return `
+channels:
+  hook: { type: webhook, url: "${receiver.url}" }
+rules:
+  - name: edge-over-10
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
+    filter: { event_ticker: [${tickers.join(', ')}] }
+    notify: [hook]
+${extra}`;
+}
+
+async function startDaemon(env: Record<string, string> = {}): Promise<DaemonChild> {
+  const child = await startDaemonChild({
+    EDGEWATCH_API_URL: sandbox.url,
+    EDGEWATCH_API_KEY: API_KEY,
+    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
+    EDGEWATCH_RULES: rulesDir,
+    EDGEWATCH_PORT: '0',
+    EDGEWATCH_POLL_EVENTS: '1s',
+    EDGEWATCH_POLL_KPIS: '1s',
+    EDGEWATCH_POLL_REPORTS: '1s',
+    EDGEWATCH_POLL_RUNS: '1s',
+    EDGEWATCH_DELIVERY_ATTEMPTS: '3',
+    ...env,
+  });
+  children.push(child);
+  return child;
+}
+
+/** The first (baseline) poll of events is done: what changes next fires. */
+async function baselineDone(daemon: DaemonChild): Promise<void> {
+  await waitFor('events baseline', async () => (await getJson(`${daemon.url}healthz`)).body.sources.events.last_success_at !== null);
+}
+
+const alertFor = (rule: string, entity: string) => (r: { body: Record<string, unknown> }) => r.body.rule === rule && r.body.entity === entity;
+
+beforeEach(async () => {
+  sandbox = await startSandbox({ port: 0, apiKey: API_KEY, events: 20, kpis: 5 });
+  receiver = await startWebhookReceiver();
+  dir = tempDir('edgewatch-daemon-');
+  rulesDir = path.join(dir, 'rules');
+  await mkdir(rulesDir);
+  children = [];
+  tickers = sandbox.world.eventTickers().slice(0, 3);
+  // Armed to start with: each crossing below is a real crossing.
+  for (const ticker of tickers) sandbox.world.updateEvent(ticker, { edge_pp: 0 });
+});
+
+afterEach(async () => {
+  for (const child of children) await child.kill();
+  await receiver.close();
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('edgewatch run', () => {
+  it('delivers an alert, counts it in /metrics, and /healthz turns 503 once the API is gone for three intervals', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    const daemon = await startDaemon();
+    expect(daemon.logs().some((l) => l.msg.includes(sandbox.url))).toBe(true);
+    expect(daemon.stderr()).not.toContain(API_KEY);
+    await baselineDone(daemon);
+
+    sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
+    const request = await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
+    expect(request.headers['webhook-id']).toBe(request.body.id);
+    expect(request.body).toMatchObject({ type: 'alert', source: 'events', trigger: 'crosses' });
+
+    const metrics = await waitFor('the delivery counted', async () => {
+      const { text } = await getText(`${daemon.url}metrics`);
+      return metricValue(text, 'edgewatch_deliveries_total{channel="hook",outcome="delivered"}') === 1 ? text : undefined;
+    });
+    expect(metricValue(metrics, 'edgewatch_alerts_fired_total{rule="edge-over-10"}')).toBe(1);
+    expect(metricValue(metrics, 'edgewatch_polls_total{source="events"}')).toBeGreaterThanOrEqual(2);
+    expect(metricValue(metrics, 'edgewatch_outbox_depth')).toBe(0);
+    expect(metrics).toContain('edgewatch_api_request_duration_seconds_bucket');
+    expect(metrics).toContain('edgewatch_delivery_duration_seconds_bucket{le="0.01",channel="hook"}');
+    expect(metrics).toContain('edgewatch_digest_batches_pending 0');
+
+    // Retried: on a loaded machine a 1 s poller can briefly lag three intervals.
+    const healthy = await waitFor('200', async () => {
+      const answer = await getJson(`${daemon.url}healthz`);
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect(healthy.body).toMatchObject({ status: 'ok', rules: { ok: true, failed_at_start: false, rules: 1 } });
+    // No reports rule and no run processing: nothing to poll there, and never stale.
+    expect(healthy.body.sources.reports).toMatchObject({ idle: true, stale: false });
+
+    await sandbox.close();
+    const unhealthy = await waitFor('503', async () => {
+      const answer = await getJson(`${daemon.url}healthz`);
+      return answer.status === 503 && answer.body.sources.events.last_error ? answer : undefined;
+    });
+    // Stale means no good poll for more than three (1 s) intervals.
+    expect(unhealthy.body.sources.events).toMatchObject({ stale: true, interval_seconds: 1 });
+    expect(unhealthy.body.sources.events.staleness_seconds).toBeGreaterThanOrEqual(3);
+    expect(unhealthy.body.sources.reports.stale).toBe(false);
+    expect(unhealthy.body.reasons.join(' ')).toContain('events');
+  }, 60_000);
+
+  it('runs the valid rules when some fail at start, keeps the last good set on a bad edit, and picks up a new rule', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    writeFileSync(path.join(rulesDir, 'extra.yaml'), 'rules:\n  - name: broken\n    source: events\n    trigger: { type: crosses, field: edge_pp, abvoe: 3 }\n    notify: [hook]\n');
+    const daemon = await startDaemon();
+    await daemon.waitForLog('the problem at start', (l) => /extra\.yaml:\d+:\d+: /.test(l.msg));
+    const atStart = await getJson(`${daemon.url}healthz`);
+    expect(atStart.status).toBe(503);
+    expect(atStart.body.rules).toMatchObject({ failed_at_start: true, rules: 1 });
+    expect(atStart.body.rules.problems[0]).toMatch(/extra\.yaml:\d+:\d+: /);
+    await baselineDone(daemon);
+
+    // The valid part runs.
+    sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
+    await receiver.waitFor('edge-over-10 despite the broken file', alertFor('edge-over-10', tickers[0]!));
+
+    // Fixed: the reload clears the start failure.
+    rmSync(path.join(rulesDir, 'extra.yaml'));
+    const fixed = await waitFor('a good reload', async () => {
+      const answer = await getJson(`${daemon.url}healthz`);
+      return answer.body.rules.last_reload?.ok === true ? answer : undefined;
+    });
+    expect(fixed.body.rules.failed_at_start).toBe(false);
+    expect(fixed.body.reasons).not.toContain('rules failed to load at start');
+
+    // Edited to be invalid: reported (log and /healthz), the old rules keep firing.
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule().replace('above: 10', 'above: ten'));
+    const failed = await waitFor('a failed reload', async () => {
+      const answer = await getJson(`${daemon.url}healthz`);
+      return answer.body.rules.last_reload?.ok === false ? answer : undefined;
+    });
+    expect(failed.body.rules.last_reload.problems[0]).toMatch(/rules\.yaml:\d+:\d+: .*above/);
+    expect(failed.body.rules.rules).toBe(1);
+    expect(failed.body.rules.failed_at_start).toBe(false);
+    expect(failed.body.reasons).not.toContain('rules failed to load at start');
+    await daemon.waitForLog('the reload problem', (l) => /rules\.yaml:\d+:\d+: /.test(l.msg));
+    await daemon.waitForLog('the failed reload', (l) => l.reload === 'failed');
+    sandbox.world.updateEvent(tickers[1]!, { edge_pp: -20 });
+    await receiver.waitFor('edge-over-10 from the last good set', alertFor('edge-over-10', tickers[1]!));
+
+    // A new valid rule takes effect without a restart.
+    writeFileSync(
+      path.join(rulesDir, 'rules.yaml'),
+      edgeRule(`  - name: edge-moves-3
+    source: events
+    trigger: { type: moves, field: edge_pp, by: 3 }
+    filter: { event_ticker: ${tickers[2]} }
+    notify: [hook]
+`),
+    );
+    await waitFor('the new rule loaded', async () => (await getJson(`${daemon.url}healthz`)).body.rules.rules === 2);
+    await daemon.waitForLog('the good reload', (l) => l.reload === 'ok' && l.rules === 2);
+    sandbox.world.updateEvent(tickers[2]!, { edge_pp: 5 });
+    await receiver.waitFor('the new rule firing', alertFor('edge-moves-3', tickers[2]!));
+    expect(receiver.requests.filter((r) => r.body.entity === tickers[2])).toHaveLength(1);
+  }, 60_000);
+
+  it('exits 0 within 10 s on SIGTERM while a delivery is held, and the next start completes it with the same id', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    receiver.hold = true;
+    const first = await startDaemon();
+    await baselineDone(first);
+    sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
+    const held = await receiver.waitFor('the held delivery', alertFor('edge-over-10', tickers[0]!));
+
+    const stop = await first.signal('SIGTERM');
+    expect(stop.code).toBe(0);
+    expect(stop.ms).toBeLessThan(10_000);
+    expect(first.logs().some((l) => l.msg === 'stopped')).toBe(true);
+
+    receiver.hold = false;
+    const second = await startDaemon();
+    const again = await receiver.waitFor('the delivery again', (r) => r !== held && r.headers['webhook-id'] === held.headers['webhook-id']);
+    expect(again.body).toEqual(held.body);
+    await waitFor('the delivery counted', async () =>
+      metricValue((await getText(`${second.url}metrics`)).text, 'edgewatch_deliveries_total{channel="hook",outcome="delivered"}') === 1,
+    );
+    const stopAgain = await second.signal('SIGTERM');
+    expect(stopAgain.code).toBe(0);
+    // One alert, sent twice (at least once, same id), and no second alert after the restart.
+    expect(new Set(receiver.requests.map((r) => r.body.id)).size).toBe(1);
+  }, 60_000);
+});

@@ -1,0 +1,89 @@
+// The status page in a real headless browser (Debian's chromium through playwright-core), served
+// by a daemon run in-process against a sandbox with a manual clock.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { readConfig } from '../../src/config.ts';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { createDaemon, type Daemon } from '../../src/service/daemon.ts';
+import { createLogger } from '../../src/service/logger.ts';
+import { getJson, waitFor } from '../helpers/daemon.ts';
+import { TEMPLATES_DIR, tempDir } from '../helpers/pipeline.ts';
+
+const SCRIPT = '<script>window.__pwned = 1</script>';
+
+let sandbox: Sandbox;
+let daemon: Daemon | undefined;
+let browser: Browser | undefined;
+let dir: string;
+
+beforeEach(async () => {
+  sandbox = await startSandbox({ port: 0, events: 10, kpis: 3 });
+  dir = tempDir('edgewatch-status-');
+});
+
+afterEach(async () => {
+  await browser?.close();
+  await daemon?.stop();
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('shows sources, rules and recent alerts, with API text as text', async () => {
+  const [ticker] = sandbox.world.eventTickers();
+  sandbox.world.updateEvent(ticker!, { edge_pp: 0 });
+  const rulesDir = path.join(dir, 'rules');
+  mkdirSync(rulesDir);
+  writeFileSync(
+    path.join(rulesDir, 'rules.yaml'),
+    `channels:
+  screen: { type: console }
+rules:
+  - name: edge-over-10
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10 }
+    filter: { event_ticker: ${ticker} }
+    notify: [screen]
+`,
+  );
+  const printed: string[] = [];
+  const config = readConfig({
+    EDGEWATCH_API_URL: sandbox.url,
+    EDGEWATCH_API_KEY: 'status-key',
+    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
+    EDGEWATCH_RULES: rulesDir,
+    EDGEWATCH_TEMPLATES: TEMPLATES_DIR,
+    EDGEWATCH_PORT: '0',
+    EDGEWATCH_POLL_EVENTS: '1s',
+    EDGEWATCH_POLL_KPIS: '1s',
+  });
+  daemon = createDaemon({ config, logger: createLogger('silent'), out: (line) => printed.push(line) });
+  const { url } = await daemon.start();
+  await waitFor('events baseline', async () => (await getJson(`${url}healthz`)).body.sources.events.last_success_at !== null);
+
+  sandbox.world.updateEvent(ticker!, { edge_pp: 15, name: `Fed ${SCRIPT} & "co"` });
+  await waitFor('the alert printed', () => printed.some((line) => line.includes('edge-over-10')));
+
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage();
+  const response = await page.goto(url);
+  expect(response?.status()).toBe(200);
+
+  const sources = await page.locator('#sources').innerText();
+  for (const source of ['events', 'kpis', 'reports', 'runs']) expect(sources).toContain(source);
+  const rules = await page.locator('#rules').innerText();
+  expect(rules).toContain('edge-over-10');
+  expect(rules).toContain('crosses');
+  expect(rules).not.toMatch(/edge-over-10\s+events\s+crosses\s+screen\s+never/);
+
+  const alerts = page.locator('#alerts');
+  await expect.poll(() => alerts.innerText()).toContain(`Fed ${SCRIPT} & "co"`);
+  expect(await alerts.innerText()).toContain('screen: delivered (1)');
+  expect(await alerts.getByText(SCRIPT).count()).toBeGreaterThan(0);
+  expect(await page.locator('script').count()).toBe(0);
+  expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+}, 60_000);

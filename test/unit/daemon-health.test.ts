@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { assessHealth, type RulesStatus, type SourceStatus } from '../../src/service/health.ts';
+import { createScheduler } from '../../src/service/scheduler.ts';
+
+const T0 = Date.parse('2026-11-21T12:00:00Z');
+const rulesOk: RulesStatus = { failedAtStart: false, problems: [], loadedAt: new Date(T0).toISOString(), rules: 3, channels: 1, lastReload: undefined };
+
+function source(patch: Partial<SourceStatus>): SourceStatus {
+  return { source: 'events', intervalMs: 10_000, lastSuccessAt: null, lastErrorAt: null, lastError: null, lastOkAt: undefined, idle: false, ...patch };
+}
+
+describe('assessHealth', () => {
+  it.each([
+    { name: 'fresh after start, before any poll', s: source({}), now: T0 + 30_000, stale: false },
+    { name: 'no poll for three intervals since start', s: source({}), now: T0 + 30_001, stale: true },
+    { name: 'recent success', s: source({ lastOkAt: T0 + 50_000 }), now: T0 + 60_000, stale: false },
+    { name: 'last success past three intervals', s: source({ lastOkAt: T0 + 10_000 }), now: T0 + 40_001, stale: true },
+    { name: 'idle (nothing to check) counts as good', s: source({ source: 'runs', idle: true, lastOkAt: T0 + 55_000 }), now: T0 + 60_000, stale: false },
+    { name: 'a success from before this start counts from the start', s: source({ lastOkAt: T0 - 3_600_000 }), now: T0 + 1_000, stale: false },
+  ])('$name', ({ s, now, stale }) => {
+    const { httpStatus, report } = assessHealth({ sources: [s], rules: rulesOk, startedAt: T0, now });
+    expect(report.sources[s.source]!.stale).toBe(stale);
+    expect(httpStatus).toBe(stale ? 503 : 200);
+  });
+
+  it('answers 503 when the rules failed to load at start, not after a failed reload', () => {
+    const failedAtStart = assessHealth({ sources: [], rules: { ...rulesOk, failedAtStart: true, problems: ['r.yaml:1:1: x'] }, startedAt: T0, now: T0 });
+    expect(failedAtStart.httpStatus).toBe(503);
+    expect(failedAtStart.report.reasons).toEqual(['rules failed to load at start']);
+    const failedReload = assessHealth({ sources: [], rules: { ...rulesOk, lastReload: { at: 'now', ok: false, problems: ['r.yaml:2:3: y'] } }, startedAt: T0, now: T0 });
+    expect(failedReload.httpStatus).toBe(200);
+    expect(failedReload.report.rules.last_reload).toMatchObject({ ok: false, problems: ['r.yaml:2:3: y'] });
+  });
+});
+
+describe('createScheduler', () => {
+  it('never overlaps a task with itself, and stop() waits for the run in flight', async () => {
+    const scheduler = createScheduler();
+    let running = 0;
+    let maxRunning = 0;
+    let runs = 0;
+    scheduler.every('slow', 10, async () => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      await sleep(45);
+      running--;
+      runs++;
+    });
+    await sleep(120);
+    await scheduler.stop();
+    const after = runs;
+    expect(maxRunning).toBe(1);
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(running).toBe(0);
+    await sleep(40);
+    expect(runs).toBe(after);
+  });
+
+  it('reports a throwing task and keeps scheduling it', async () => {
+    const errors: string[] = [];
+    const scheduler = createScheduler({ onError: (name, error) => errors.push(`${name}: ${(error as Error).message}`) });
+    scheduler.every('bad', 10, async () => {
+      throw new Error('boom');
+    });
+    await sleep(55);
+    await scheduler.stop();
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(errors[0]).toBe('bad: boom');
+  });
+});
