@@ -81,7 +81,10 @@ const generate: Command = {
       return 2;
     }
     const store = await openConfiguredStore(config);
-    const connection = await connectApi(config, { sandboxSpeed: 0 });
+    // With no API URL, the run goes to the sandbox of a daemon running on this database, which
+    // then watches it; otherwise to a sandbox of its own, which nothing will poll.
+    const connection = await connectApi(config, { sandboxSpeed: 0, reuseSandboxOf: store });
+    if (connection.sandbox) err('edgewatch generate: no daemon is running on the built-in sandbox (start `npm start` first): this run goes to a throwaway sandbox');
     try {
       const run = await startGeneration(store, connection.api, venue, eventKey, new Date());
       out(run.runId);

@@ -116,6 +116,12 @@ export function createEvent(seed: number, n: number, now: number, taken: Set<str
   return { n, venue, ticker, slug, name, series, close_time, eligibility, mutually_exclusive: series.outcomes.length > 1 && rng() < 0.5, snapshots: [snapshot], reports: [] };
 }
 
+/** Confidence drifts; now and then new research moves it by 2 to 3 points (up when below 7). */
+function confidenceStep(confidence: number, rng: Rng): number {
+  if (rng() < 0.1) return (confidence < 7 ? 1 : -1) * between(rng, 2, 3);
+  return gauss(rng) * 0.4;
+}
+
 /** The next snapshot of a moving event: the edge drifts, and now and then crosses 10 pp either way. */
 export function nextSnapshot(prev: Snapshot, rng: Rng, capturedAt: number, historyId: number): Snapshot {
   const market = round(clamp(prev.market_probability + gauss(rng) * 2.5, 1, 99), 1);
@@ -125,7 +131,7 @@ export function nextSnapshot(prev: Snapshot, rng: Rng, capturedAt: number, histo
   return derive({
     history_id: historyId,
     captured_at: capturedAt,
-    confidence_score: round(clamp(prev.confidence_score + gauss(rng) * 0.4, 0, 10), 1),
+    confidence_score: round(clamp(prev.confidence_score + confidenceStep(prev.confidence_score, rng), 0, 10), 1),
     model_probability: round(clamp(market + edge, 0.5, 99.5), 1),
     market_probability: market,
     edge_pp: null,

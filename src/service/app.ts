@@ -5,30 +5,57 @@ import { createApiClient, type ApiClient, type RequestInfo } from '../api/index.
 import { loadRules, type RuleSet } from '../rules/index.ts';
 import { loadTemplates, type TemplateSet } from '../render/index.ts';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
-import { openStore, type Store } from '../store/index.ts';
+import { request } from 'undici';
+import { getMeta, openStore, type Store } from '../store/index.ts';
 
 /** Simulated minutes per real second of the built-in sandbox, so every trigger happens within minutes. */
 export const BUILT_IN_SANDBOX_SPEED = 6;
 
+/** Where a running daemon's built-in sandbox listens, recorded in the database for other commands. */
+export const SANDBOX_URL_KEY = 'sandbox_url';
+
 export interface ApiConnection {
   api: ApiClient;
-  /** Set when no EDGEWATCH_API_URL was given and the built-in sandbox serves the API. */
+  /** Set when no EDGEWATCH_API_URL was given and this process started the built-in sandbox. */
   sandbox?: Sandbox;
   close(): Promise<void>;
 }
 
-export async function connectApi(
-  config: Config,
-  options: { onRequest?: (info: RequestInfo) => void; sandboxSpeed?: number } = {},
-): Promise<ApiConnection> {
+/** The built-in sandbox of a daemon running on this database, if it answers. */
+async function runningSandbox(store: Store): Promise<string | undefined> {
+  const url = await getMeta(store, SANDBOX_URL_KEY);
+  if (url === undefined) return undefined;
+  try {
+    const probe = await request(`${url}/predictions/kpi-events?limit=1`, {
+      headers: { authorization: 'Bearer sandbox' },
+      headersTimeout: 1_000,
+      bodyTimeout: 1_000,
+    });
+    await probe.body.dump();
+    return probe.statusCode === 200 ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ConnectApiOptions {
+  onRequest?: (info: RequestInfo) => void;
+  sandboxSpeed?: number;
+  /** With no API URL: use the built-in sandbox of a daemon running on this store when there is one. */
+  reuseSandboxOf?: Store;
+}
+
+export async function connectApi(config: Config, options: ConnectApiOptions = {}): Promise<ApiConnection> {
   let sandbox: Sandbox | undefined;
   let baseUrl = config.apiUrl;
+  if (baseUrl === undefined && options.reuseSandboxOf) baseUrl = await runningSandbox(options.reuseSandboxOf);
+  const onSandbox = config.apiUrl === undefined;
   if (baseUrl === undefined) {
     sandbox = await startSandbox({ port: 0, apiKey: config.apiKey, speed: options.sandboxSpeed ?? BUILT_IN_SANDBOX_SPEED });
     baseUrl = sandbox.url;
   }
   // The sandbox accepts any Bearer key when none is configured; the real API needs the user's.
-  const api = createApiClient({ baseUrl, apiKey: config.apiKey ?? (sandbox ? 'sandbox' : undefined), onRequest: options.onRequest });
+  const api = createApiClient({ baseUrl, apiKey: config.apiKey ?? (onSandbox ? 'sandbox' : undefined), onRequest: options.onRequest });
   return {
     api,
     sandbox,

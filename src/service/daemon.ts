@@ -2,14 +2,15 @@
 // when their files change, serves /healthz, /metrics and the status page, and stops gracefully.
 import { watch, type FSWatcher } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { SOURCES, type SourceName } from '../core/types.ts';
 import { openBatches } from '../notify/index.ts';
 import type { TemplateSet } from '../render/index.ts';
 import { formatProblem, type RuleSet } from '../rules/index.ts';
-import { listAlerts, listSourceStates, pruneSnapshots, type Store } from '../store/index.ts';
-import { connectApi, loadRulesAndTemplates, openConfiguredStore, type ApiConnection } from './app.ts';
+import { listAlerts, listSourceStates, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
+import { connectApi, loadRulesAndTemplates, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError, pollSources } from './cycle.ts';
 import { assessHealth, type RulesStatus, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
@@ -60,6 +61,8 @@ interface Running {
   http: HttpServer;
   scheduler: Scheduler;
   unwatch: () => void;
+  /** Sends what is due now: digests at their cron time, and after each poll. */
+  requestDelivery: () => void;
 }
 
 export function createDaemon(options: DaemonOptions): Daemon {
@@ -78,6 +81,22 @@ export function createDaemon(options: DaemonOptions): Daemon {
   let metrics: Metrics;
   const startedAt = Date.now();
   const sources = new Map<SourceName, SourceStatus>();
+  let digestTasks: ScheduledTask[] = [];
+
+  /** A digest with `cron` goes at its time, in its time zone; the delivery worker closes its batch. */
+  function scheduleDigests(requestDelivery: () => void): void {
+    for (const task of digestTasks) void task.destroy();
+    digestTasks = ruleSet.rules.flatMap((rule) => {
+      if (!rule.digest?.cron) return [];
+      try {
+        return [cron.schedule(rule.digest.cron, requestDelivery, { timezone: rule.digest.timezone ?? 'UTC', name: `digest:${rule.name}` })];
+      } catch (error) {
+        // The delivery worker still closes the batch when its time has come, within seconds.
+        log.warn({ rule: rule.name, error: describeError(error) }, 'digest schedule not set: sent by the delivery worker instead');
+        return [];
+      }
+    });
+  }
 
   // --- rules -------------------------------------------------------------------------------
 
@@ -102,6 +121,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       return;
     }
     ({ ruleSet, templates } = loaded);
+    if (running) scheduleDigests(running.requestDelivery);
     rulesStatus = { failedAtStart: false, problems: [], loadedAt: at, rules: ruleSet.rules.length, channels: ruleSet.channels.size, lastReload: { at, ok: true, problems: [] } };
     log.info({ reload: 'ok', rules: ruleSet.rules.length, channels: ruleSet.channels.size }, `rules reloaded: ${ruleSet.rules.length} rules, ${ruleSet.channels.size} channels`);
   }
@@ -216,6 +236,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
       digestBatchesPending: () => openBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule]))).length,
     });
     const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info) });
+    // So that `edgewatch generate` reaches this sandbox, whose runs this daemon watches.
+    await setMeta(store, SANDBOX_URL_KEY, connection.sandbox?.url);
     const intervals = { ...(connection.sandbox ? SANDBOX_POLL_INTERVALS : DEFAULT_POLL_INTERVALS) };
     for (const source of SOURCES) intervals[source] = config.pollIntervals[source] ?? intervals[source];
 
@@ -281,7 +303,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
     };
     const pollTask = (source: SourceName) => () => poll(store, connection, source, requestDelivery);
 
-    running = { store, connection, http, scheduler, unwatch: watchFolders(scheduler) };
+    running = { store, connection, http, scheduler, unwatch: watchFolders(scheduler), requestDelivery };
+    scheduleDigests(requestDelivery);
 
     // What an earlier process left due is sent at once; then every source once (reports follow
     // the events they are chosen from), then each on its own interval.
@@ -306,6 +329,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     stopping ??= (async () => {
       log.info({ timeout_s: stopTimeoutMs / 1000 }, 'stopping: no new polls; waiting for polls and deliveries in flight');
       current.unwatch();
+      for (const task of digestTasks) void task.destroy();
       const drained = await Promise.race([current.scheduler.stop().then(() => true), sleep(stopTimeoutMs, false)]);
       // An abandoned delivery has its attempt counted and stays pending: the next start sends it
       // again with the same id, so nothing is lost.
@@ -313,6 +337,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       await current.http.close();
       // The API client waits for its requests; an abandoned one must not hold the stop.
       await Promise.race([current.connection.close(), sleep(1_000)]);
+      if (current.connection.sandbox) await setMeta(current.store, SANDBOX_URL_KEY, undefined).catch(() => undefined);
       await current.store.close();
       log.info('stopped');
     })();

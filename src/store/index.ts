@@ -13,5 +13,7 @@ export {
   updateRunStatus,
   pruneSnapshots,
   listAlerts,
+  getMeta,
+  setMeta,
 } from './repositories.ts';
 export type { AlertListing } from './repositories.ts';

@@ -130,3 +130,20 @@ export async function listAlerts(store: Store, limit: number): Promise<AlertList
       .map(({ channel, status, attempts, last_error }) => ({ channel, status, attempts, last_error })),
   }));
 }
+
+export async function getMeta(store: Store, key: string): Promise<string | undefined> {
+  return (await store.db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst())?.value;
+}
+
+/** Sets a fact, or removes it with `undefined`. */
+export async function setMeta(store: Store, key: string, value: string | undefined): Promise<void> {
+  if (value === undefined) {
+    await store.db.deleteFrom('meta').where('key', '=', key).execute();
+    return;
+  }
+  await store.db
+    .insertInto('meta')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}

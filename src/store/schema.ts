@@ -105,7 +105,13 @@ export interface DigestsTable {
   duration_ms: number | null;
 }
 
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
 export interface Database {
+  meta: MetaTable;
   digests: DigestsTable;
   entities: EntitiesTable;
   snapshots: SnapshotsTable;

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 it('prints a first alert within 60 seconds on the built-in sandbox, and `alerts` lists it', async () => {
-  const env = { EDGEWATCH_DB: path.join(dir, 'edgewatch.db'), EDGEWATCH_PORT: '0' };
+  const env = { EDGEWATCH_DB: path.join(dir, 'edgewatch.db'), EDGEWATCH_PORT: '0', EDGEWATCH_LOG_LEVEL: 'debug' };
   const started = Date.now();
   daemon = await startDaemonChild(env);
 
@@ -35,6 +35,20 @@ it('prints a first alert within 60 seconds on the built-in sandbox, and `alerts`
   const seconds = (Date.now() - started) / 1000;
   expect(seconds).toBeLessThan(60);
 
+  // `generate` with no API URL reaches the daemon's sandbox, so the daemon watches the run.
+  const run = promisify(execFile);
+  const cli = (...args: string[]) => run(process.execPath, [path.join(REPO, 'bin/edgewatch.js'), ...args], { cwd: REPO, env: childEnv(env) });
+  const sandboxUrl = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(intro)![1]!;
+  const list = (await (await fetch(`${sandboxUrl}/predictions/events?limit=200&include=eligibility`, { headers: { authorization: 'Bearer any' } })).json()) as {
+    data: Array<{ event_ticker: string; eligibility_status: string }>;
+  };
+  const open = list.data.find((row) => row.eligibility_status === 'open')!;
+  const detail = (await (await fetch(`${sandboxUrl}/predictions/events/${open.event_ticker}`, { headers: { authorization: 'Bearer any' } })).json()) as { venue: string; slug: string };
+  const generated = await cli('generate', detail.venue, detail.venue === 'venueb' ? detail.slug : open.event_ticker);
+  expect(generated.stderr).not.toMatch(/throwaway/);
+  const runId = generated.stdout.trim();
+  await waitFor('the daemon polling the run', () => daemon!.logs().some((l) => l.source === 'runs' && l.msg === 'polled' && l.idle === false), 20_000);
+
   const stop = await daemon.signal('SIGTERM');
   expect(stop.code).toBe(0);
 
@@ -42,4 +56,5 @@ it('prints a first alert within 60 seconds on the built-in sandbox, and `alerts`
   const listed = JSON.parse(stdout) as Array<{ rule: string; entity: string }>;
   const [, rule, entity] = /^\[\w+\] (\S+) (\S+):/.exec(line)!;
   expect(listed.some((a) => a.rule === rule && a.entity === entity)).toBe(true);
+  expect((await cli('runs')).stdout).toContain(runId);
 }, 90_000);
