@@ -48,9 +48,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('alerts')
+    // Derived from what caused the alert (rule, entity, snapshot transition): as the primary key,
+    // the exactly-once guard.
     .addColumn('id', 'text', (c) => c.primaryKey())
-    // What caused the alert (rule, entity, snapshot transition): the exactly-once guard.
-    .addColumn('cause_key', 'text', (c) => c.notNull().unique())
     .addColumn('rule', 'text', (c) => c.notNull())
     .addColumn('severity', 'text', (c) => c.notNull())
     .addColumn('source', 'text', (c) => c.notNull())

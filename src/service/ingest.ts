@@ -69,9 +69,8 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
         if (needsRow) st.upsertRuleState.run(rule.name, source, item.key, after.armed ? 1 : 0, after.lastFiredAt);
         if (!outcome.fired) continue;
 
-        const cause = causeKey(rule.name, source, item.key, seq);
         const alert: Alert = {
-          id: alertId(cause),
+          id: alertId(causeKey(rule.name, source, item.key, seq)),
           rule: rule.name,
           severity: rule.severity,
           source,
@@ -84,7 +83,6 @@ export function ingestPage(store: Store, items: readonly SnapshotItem[], options
         };
         const inserted = st.insertAlert.run(
           alert.id,
-          cause,
           alert.rule,
           alert.severity,
           source,

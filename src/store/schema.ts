@@ -41,7 +41,6 @@ export interface RuleStateTable {
 
 export interface AlertsTable {
   id: string;
-  cause_key: string;
   rule: string;
   severity: string;
   source: string;

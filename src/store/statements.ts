@@ -9,7 +9,7 @@ export interface HotStatements {
   getRuleStates: SqliteDatabase.Statement<[string, string], Pick<RuleStateTable, 'rule' | 'armed' | 'last_fired_at'>>;
   upsertRuleState: SqliteDatabase.Statement<[string, string, string, number, string | null]>;
   insertAlert: SqliteDatabase.Statement<
-    [AlertsTable['id'], string, string, string, string, string, string, string, string, string, number]
+    [AlertsTable['id'], string, string, string, string, string, string, string, string, number]
   >;
   insertDelivery: SqliteDatabase.Statement<[string, string, string, string | null, string | null, string]>;
 }
@@ -35,8 +35,8 @@ export function hotStatements(raw: SqliteDatabase.Database): HotStatements {
        ON CONFLICT (rule, source, entity_key) DO UPDATE SET armed = excluded.armed, last_fired_at = excluded.last_fired_at`,
     ),
     insertAlert: raw.prepare(
-      `INSERT OR IGNORE INTO alerts (id, cause_key, rule, severity, source, entity, trigger, fired_at, summary, changes, seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO alerts (id, rule, severity, source, entity, trigger, fired_at, summary, changes, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertDelivery: raw.prepare(
       `INSERT OR IGNORE INTO deliveries (alert_id, channel, status, digest_id, next_attempt_at, created_at)
