@@ -55,19 +55,46 @@ interface AlertRow {
   current: string;
 }
 
-interface DueDelivery extends AlertRow {
-  id: number;
-  channel: string;
+interface Claimable {
   attempts: number;
+  claimed_by: number | null;
+  next_attempt_at: string;
 }
 
-interface DueDigest {
+interface DueDelivery extends AlertRow, Claimable {
+  id: number;
+  channel: string;
+}
+
+interface DueDigest extends Claimable {
   id: string;
   rule: string;
   channel: string;
-  attempts: number;
   created_at: string;
 }
+
+/** How long a claim holds off other processes while its process lives (then it is due again). */
+export const CLAIM_LEASE_MS = 5 * 60_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Due: its time has come and nobody is sending it, or the process that claimed it died (a crash
+ * between sending and recording: it is sent again, with the same id, at once).
+ */
+function isDue(row: Claimable, nowIso: string): boolean {
+  if (row.claimed_by === null) return row.next_attempt_at <= nowIso;
+  if (row.next_attempt_at <= nowIso) return true; // lease over
+  return row.claimed_by !== process.pid && !isAlive(row.claimed_by);
+}
+
 
 export function rowToAlert(row: AlertRow): Alert {
   return {
@@ -106,8 +133,11 @@ interface Job {
   channel: string;
   message: () => OutgoingMessage;
   count: number;
-  /** Records the attempt before the send. */
-  start(at: string): void;
+  /**
+   * Claims the rows and counts the attempt, before the send. A row another process claimed
+   * since it was read (its attempt count moved) is left to that process; false: nothing left.
+   */
+  start(at: string): boolean;
   /** Records the outcome; returns whether it ended dead. */
   finish(outcome: DeliveryOutcome, at: Date, durationMs: number): boolean;
 }
@@ -128,46 +158,61 @@ function settle(
 function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, retry: RetryPolicy, random: () => number): Job[] {
   const due = store.raw
     .prepare<[string], DueDelivery>(
-      `SELECT d.id, d.channel, d.attempts, ${ALERT_COLUMNS}
+      `SELECT d.id, d.channel, d.attempts, d.claimed_by, d.next_attempt_at, ${ALERT_COLUMNS}
        FROM deliveries d JOIN alerts a ON a.id = d.alert_id ${ALERT_CURRENT.joins}
-       WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+       WHERE d.status = 'pending' AND (d.next_attempt_at <= ? OR d.claimed_by IS NOT NULL)
        ORDER BY d.next_attempt_at, d.id`,
     )
-    .all(nowIso);
-  const start = store.raw.prepare<[string, number]>('UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ? WHERE id = ?');
+    .all(nowIso)
+    .filter((row) => isDue(row, nowIso));
+  const start = store.raw.prepare<[string, string, number, number, number]>(
+    `UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?, claimed_by = ?
+     WHERE id = ? AND attempts = ? AND status = 'pending'`,
+  );
   const finish = store.raw.prepare<[string, string | null, string | null, string | null, number, number]>(
-    'UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, delivered_at = ?, duration_ms = ? WHERE id = ?',
+    'UPDATE deliveries SET status = ?, next_attempt_at = ?, last_error = ?, delivered_at = ?, duration_ms = ?, claimed_by = NULL WHERE id = ?',
   );
   const byChannel = new Map<string, DueDelivery[]>();
-  for (const row of due) byChannel.set(row.channel, [...(byChannel.get(row.channel) ?? []), row]);
+  for (const row of due) {
+    const list = byChannel.get(row.channel);
+    if (list) list.push(row);
+    else byChannel.set(row.channel, [row]);
+  }
 
-  const job = (channel: string, rows: DueDelivery[], message: () => OutgoingMessage): Job => ({
-    channel,
-    message,
-    count: rows.length,
-    start: store.raw.transaction((at: string) => {
-      for (const row of rows) start.run(at, row.id);
-    }),
-    finish: (outcome, at, durationMs) => {
-      let dead = false;
-      store.raw.transaction(() => {
-        for (const row of rows) {
-          const next = settle(row.attempts + 1, outcome, at, retry, random);
-          dead ||= next.status === 'dead';
-          finish.run(next.status, next.nextAttemptAt, next.error, outcome.ok ? at.toISOString() : null, durationMs, row.id);
-        }
-      })();
-      return dead;
-    },
-  });
+  const job = (channel: string, due: DueDelivery[], group: boolean): Job => {
+    let rows = due;
+    return {
+      channel,
+      message: () => (group ? { kind: 'group', alerts: rows.map(rowToAlert) } : { kind: 'alert', alert: rowToAlert(rows[0]!) }),
+      get count() {
+        return rows.length;
+      },
+      start: (at) => {
+        const lease = new Date(Date.parse(at) + CLAIM_LEASE_MS).toISOString();
+        rows = store.raw.transaction(() => due.filter((row) => start.run(at, lease, process.pid, row.id, row.attempts).changes === 1))();
+        return rows.length > 0;
+      },
+      finish: (outcome, at, durationMs) => {
+        let dead = false;
+        store.raw.transaction(() => {
+          for (const row of rows) {
+            const next = settle(row.attempts + 1, outcome, at, retry, random);
+            dead ||= next.status === 'dead';
+            finish.run(next.status, next.nextAttemptAt, next.error, outcome.ok ? at.toISOString() : null, durationMs, row.id);
+          }
+        })();
+        return dead;
+      },
+    };
+  };
 
   const jobs: Job[] = [];
   for (const [name, rows] of byChannel) {
     const kind = options.channels.get(name)?.type;
     if (kind && options.groupKinds?.has(kind) && rows.length > (options.groupAbove ?? 10)) {
-      jobs.push(job(name, rows, () => ({ kind: 'group', alerts: rows.map(rowToAlert) })));
+      jobs.push(job(name, rows, true));
     } else {
-      for (const row of rows) jobs.push(job(name, [row], () => ({ kind: 'alert', alert: rowToAlert(row) })));
+      for (const row of rows) jobs.push(job(name, [row], false));
     }
   }
   return jobs;
@@ -176,16 +221,20 @@ function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, ret
 function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: () => number): Job[] {
   const due = store.raw
     .prepare<[string], DueDigest>(
-      `SELECT id, rule, channel, attempts, created_at FROM digests
-       WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id`,
+      `SELECT id, rule, channel, attempts, claimed_by, next_attempt_at, created_at FROM digests
+       WHERE status = 'pending' AND (next_attempt_at <= ? OR claimed_by IS NOT NULL) ORDER BY next_attempt_at, id`,
     )
-    .all(nowIso);
+    .all(nowIso)
+    .filter((row) => isDue(row, nowIso));
   const members = store.raw.prepare<[string], AlertRow>(
     `SELECT ${ALERT_COLUMNS} FROM deliveries d JOIN alerts a ON a.id = d.alert_id ${ALERT_CURRENT.joins} WHERE d.digest_id = ? ORDER BY a.fired_at, a.id`,
   );
-  const start = store.raw.prepare<[string, string]>('UPDATE digests SET attempts = attempts + 1, last_attempt_at = ? WHERE id = ?');
+  const start = store.raw.prepare<[string, string, number, string, number]>(
+    `UPDATE digests SET attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?, claimed_by = ?
+     WHERE id = ? AND attempts = ? AND status = 'pending'`,
+  );
   const finish = store.raw.prepare<[string, string | null, string | null, string | null, number, string]>(
-    'UPDATE digests SET status = ?, next_attempt_at = ?, last_error = ?, delivered_at = ?, duration_ms = ? WHERE id = ?',
+    'UPDATE digests SET status = ?, next_attempt_at = ?, last_error = ?, delivered_at = ?, duration_ms = ?, claimed_by = NULL WHERE id = ?',
   );
   // The alerts of a batch show the batch's delivery: `digest` while it is pending, then its outcome.
   const mirror = store.raw.prepare<[string, number, string | null, string | null, string]>(
@@ -198,7 +247,7 @@ function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: ()
       kind: 'digest',
       digest: { id: digest.id, rule: digest.rule, created_at: digest.created_at, alerts: members.all(digest.id).map(rowToAlert) },
     }),
-    start: (at) => start.run(at, digest.id),
+    start: (at) => start.run(at, new Date(Date.parse(at) + CLAIM_LEASE_MS).toISOString(), process.pid, digest.id, digest.attempts).changes === 1,
     finish: (outcome, at, durationMs) => {
       const attempts = digest.attempts + 1;
       const next = settle(attempts, outcome, at, retry, random);
@@ -221,7 +270,7 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
   const jobs = [...deliveryJobs(store, options, nowIso, retry, random), ...digestJobs(store, nowIso, retry, random)];
 
   await mapLimit(jobs, options.concurrency ?? 8, async (job) => {
-    job.start(options.now().toISOString());
+    if (!job.start(options.now().toISOString())) return;
     const channel = options.channels.get(job.channel);
     const message = job.message();
     const started = performance.now();

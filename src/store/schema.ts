@@ -66,6 +66,8 @@ export interface DeliveriesTable {
   delivered_at: string | null;
   duration_ms: number | null;
   created_at: string;
+  /** The pid of the process sending it now; null when no send is in flight. */
+  claimed_by: number | null;
 }
 
 export interface RunsTable {
@@ -102,6 +104,8 @@ export interface DigestsTable {
   last_error: string | null;
   delivered_at: string | null;
   duration_ms: number | null;
+  /** The pid of the process sending it now; null when no send is in flight. */
+  claimed_by: number | null;
 }
 
 export interface MetaTable {
