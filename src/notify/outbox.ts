@@ -4,7 +4,7 @@
 // sends it again with the same id.
 import type { Alert, Channel, DeliveryOutcome } from '../core/types.ts';
 import type { DigestMessage } from '../render/index.ts';
-import { ALERT_CURRENT, type Store } from '../store/index.ts';
+import { ALERT_CURRENT, type AlertsTable, type Store } from '../store/index.ts';
 
 /** What one send carries: one alert, a storm of alerts for one channel, or a digest batch. */
 export type OutgoingMessage =
@@ -42,18 +42,8 @@ export interface DeliverReport {
   dead: number;
 }
 
-interface AlertRow {
-  alert_id: string;
-  rule: string;
-  severity: string;
-  source: string;
-  entity: string;
-  trigger: string;
-  fired_at: string;
-  summary: string;
-  changes: string;
-  current: string;
-}
+/** An alert as read with ALERT_COLUMNS: its row, and its snapshot's text as `current`. */
+type AlertRow = Omit<AlertsTable, 'id' | 'seq'> & { alert_id: string; current: string };
 
 interface Claimable {
   attempts: number;

@@ -1,7 +1,7 @@
 // Repository functions off the hot path: typed kysely queries, one small function per need.
 import type { SourceName } from '../core/types.ts';
 import type { Store } from './connection.ts';
-import type { RunsTable, SourceStateTable } from './schema.ts';
+import type { AlertsTable, DeliveriesTable, RunsTable, SourceStateTable } from './schema.ts';
 
 export async function getSourceState(store: Store, source: SourceName): Promise<SourceStateTable | undefined> {
   return store.db.selectFrom('source_state').selectAll().where('source', '=', source).executeTakeFirst();
@@ -91,17 +91,10 @@ export async function pruneSnapshots(store: Store, olderThan: Date): Promise<num
   return Number(result.numDeletedRows);
 }
 
-export interface AlertListing {
-  id: string;
-  rule: string;
-  severity: string;
-  source: string;
-  entity: string;
-  trigger: string;
-  fired_at: string;
-  summary: string;
-  deliveries: Array<{ channel: string; status: string; attempts: number; last_error: string | null }>;
-}
+/** What `alerts --json` prints of one alert. */
+export type AlertListing = Omit<AlertsTable, 'changes' | 'seq'> & {
+  deliveries: Array<Pick<DeliveriesTable, 'channel' | 'status' | 'last_error'> & { attempts: number }>;
+};
 
 /** Recent alerts, newest first, each with its deliveries. */
 export async function listAlerts(store: Store, limit: number): Promise<AlertListing[]> {
