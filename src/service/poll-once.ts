@@ -20,7 +20,9 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
   const { ruleSet, templates } = await loadRulesAndTemplates(config);
   for (const problem of ruleSet.problems) options.err(`${formatProblem(problem)} (rule skipped)`);
   const store = await openConfiguredStore(config);
-  const connection = await connectApi(config, { sandboxSpeed: 0 });
+  // With no API URL: the sandbox of a daemon running on this database, else a fresh one.
+  const connection = await connectApi(config, { sandboxSpeed: 0, reuseSandboxOf: store });
+  if (connection.sandbox) options.err('edgewatch poll: no EDGEWATCH_API_URL: polling a fresh built-in sandbox (start `npm start` to watch one that moves)');
   try {
     const report = await pollSources({
       store,
