@@ -96,7 +96,7 @@ describe('api client against the sandbox', () => {
 
     const err = await rejection(c.trust(sandbox.world.eventVenue(without!), sandbox.world.eventKey(without!)));
     expect(err).toMatchObject({ code: 'report_not_found', status: 404, retryable: false });
-    expect(err.apiMessage).toBeTruthy();
+    expect(err.apiMessage).toBe(`No report generated yet for ${without}`);
   });
 
   it('starts a generation, then follows its run to completion', async () => {

@@ -160,7 +160,9 @@ describe('pipeline', () => {
     const [alert] = report.alerts.filter((a) => a.rule === 'run-finished');
     expect(alert?.entity).toBe(runId);
     expect(alert?.current).toMatchObject({ status: 'completed' });
-    expect(alert?.current.title).toBeTruthy();
+    const retrieved = await p.api.report(alert!.current.venue as 'venuea' | 'venueb', p.sandbox.world.eventKey(alert!.current.event_ticker as string));
+    expect(retrieved.title).toEqual(expect.any(String));
+    expect(alert?.current.title).toBe(retrieved.title);
     expect((await p.poll()).results.find((r) => r.source === 'runs')?.skipped).toBe(true);
   });
 
