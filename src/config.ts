@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
   EDGEWATCH_REPORTS_BUDGET: z.coerce.number().int().min(1).default(50),
+  /** More alerts than this for one Slack channel in one delivery pass go as one grouped message. */
+  EDGEWATCH_SLACK_GROUP_ABOVE: z.coerce.number().int().min(1).default(10),
   /** How long snapshot history is kept (latest snapshots are kept forever). */
   EDGEWATCH_SNAPSHOT_RETENTION: duration('30d'),
 });
@@ -63,6 +65,7 @@ export interface Config {
   deliveryAttempts: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   reportsBudget: number;
+  slackGroupAbove: number;
   snapshotRetentionMs: number;
   /** The environment as read, for `${NAME}` in rule files. */
   env: Readonly<Record<string, string | undefined>>;
@@ -105,6 +108,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
     logLevel: e.EDGEWATCH_LOG_LEVEL,
     reportsBudget: e.EDGEWATCH_REPORTS_BUDGET,
+    slackGroupAbove: e.EDGEWATCH_SLACK_GROUP_ABOVE,
     snapshotRetentionMs: e.EDGEWATCH_SNAPSHOT_RETENTION,
     env: Object.freeze({ ...env }),
   });

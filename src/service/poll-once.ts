@@ -63,6 +63,7 @@ export async function deliverNow(
     now: () => new Date(),
     retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
     groupKinds: GROUPING_KINDS,
+    groupAbove: config.slackGroupAbove,
     onOutcome: options.onOutcome,
   });
 }
