@@ -1,6 +1,7 @@
 // One function per command; each returns its exit code.
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
+import { EdgewatchError } from '../core/errors.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore } from '../service/app.ts';
@@ -50,7 +51,17 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 const validate: Command = {
   options: {},
   async run({ config }) {
-    const { ruleSet } = await loadRulesAndTemplates(config);
+    let ruleSet;
+    try {
+      ({ ruleSet } = await loadRulesAndTemplates(config));
+    } catch (error) {
+      if (!(error instanceof EdgewatchError) || error.code !== 'CONFIG_INVALID') throw error;
+      // Invalid templates: one `file:line:column: message` per line after the heading.
+      const [heading, ...problems] = error.message.split('\n').map((line) => line.trim());
+      for (const problem of problems) out(problem);
+      err(heading ?? error.message);
+      return 1;
+    }
     for (const problem of ruleSet.problems) out(formatProblem(problem));
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);

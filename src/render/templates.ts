@@ -1,7 +1,8 @@
 // Message templates: LiquidJS, one engine per template folder, templates read once.
 // Templates are data (no code runs); output is escaped for the medium of each kind.
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve as resolvePath, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Liquid, type Template } from 'liquidjs';
 import type { Alert, RuleProblem } from '../core/types.ts';
 import { EdgewatchError } from '../core/errors.ts';
@@ -129,9 +130,22 @@ async function readTemplateFiles(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-/** Reads a template folder once and compiles it; throws CONFIG_INVALID listing `file:line:column: message`. */
+/** The templates shipped with edgewatch: a default for every trigger and channel kind. */
+export const SHIPPED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates', import.meta.url));
+
+/**
+ * Reads a template folder once and compiles it over the shipped defaults, so a folder of one's own
+ * needs only the templates it adds or changes. Throws CONFIG_INVALID listing `file:line:column: message`.
+ */
 export async function loadTemplates(dir: string): Promise<TemplateSet> {
-  const result = compileTemplates(dir, await readTemplateFiles(dir));
+  let own: Record<string, string>;
+  try {
+    own = await readTemplateFiles(dir);
+  } catch (cause) {
+    throw new EdgewatchError('CONFIG_INVALID', `cannot read the templates folder ${dir}: ${(cause as Error).message}`, { cause });
+  }
+  const shipped = resolvePath(dir) === SHIPPED_TEMPLATES_DIR ? {} : await readTemplateFiles(SHIPPED_TEMPLATES_DIR);
+  const result = compileTemplates(dir, { ...shipped, ...own });
   if (!result.ok) {
     const lines = result.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`);
     throw new EdgewatchError('CONFIG_INVALID', `invalid templates:\n  ${lines.join('\n  ')}`);

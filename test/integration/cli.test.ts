@@ -62,6 +62,15 @@ describe('edgewatch command line', () => {
     expect(result.stdout).toMatch(new RegExp(`^${bad.replace(/[/\\]/g, '.')}/a\\.yaml:5:13: .*source`, 'm'));
   });
 
+  it('reports a broken template as file:line:column and exits 1', async () => {
+    const templates = path.join(dir, 'templates');
+    mkdirSync(templates);
+    writeFileSync(path.join(templates, 'edge.text.liquid'), 'Edge on {{ alert.entity \n');
+    const result = await runCli(['validate'], { EDGEWATCH_TEMPLATES: templates });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(new RegExp(`^${templates.replace(/[/\\]/g, '.')}/edge\\.text\\.liquid:1:9: `, 'm'));
+  });
+
   it('polls: a baseline, then a crossing printed by the console channel, and --dry-run changes nothing', async () => {
     const [ticker] = sandbox.world.eventTickers();
     sandbox.world.updateEvent(ticker!, { edge_pp: 1 });

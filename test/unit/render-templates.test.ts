@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/core/types.ts';
@@ -223,5 +226,25 @@ describe('webhook bodies', () => {
 
   it('carries API text as data', () => {
     expect((JSON.parse(webhookBody(evilAlert)) as { current: { name: string } }).current.name).toBe(`Fed ${EVIL}`);
+  });
+});
+
+describe('a templates folder of ones own', () => {
+  it('holds only what it changes: the shipped defaults fill in the rest', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'edgewatch-templates-'));
+    try {
+      writeFileSync(join(own, 'edge.text.liquid'), 'EDGE {{ alert.entity }}');
+      const mine = await loadTemplates(own);
+      const alert = crossesAlert;
+      expect(renderAlert(mine, alert, 'text', 'edge')).toBe(`EDGE ${alert.entity}`);
+      expect(renderAlert(mine, alert, 'text')).toBe(renderAlert(set, alert, 'text'));
+      expect(mine.names().has('edge')).toBe(true);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it('names a folder that cannot be read', async () => {
+    await expect(loadTemplates('/nonexistent/templates')).rejects.toThrow(/templates folder \/nonexistent\/templates/);
   });
 });
