@@ -34,6 +34,8 @@ export const USAGE = `usage: edgewatch <command>
   sandbox [--port P]                serve the simulated research API alone
 `;
 
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
@@ -67,7 +69,7 @@ const validate: Command = {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
       return 1;
     }
-    out(`${ruleSet.rules.length} rules and ${ruleSet.channels.size} channels in ${config.rulesDir}: valid`);
+    out(`${count(ruleSet.rules.length, 'rule')} and ${count(ruleSet.channels.size, 'channel')} in ${config.rulesDir}: valid`);
     return 0;
   },
 };

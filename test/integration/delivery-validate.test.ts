@@ -51,7 +51,7 @@ describe('validate and channel transports', () => {
     const result = await runCli(['validate'], { ...env, SLACK_BOT_TOKEN: token, SMTP_URL: 'smtp://user:pa55word@127.0.0.1:2525' });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/1 rules and 2 channels .*: valid/);
+    expect(result.stdout).toMatch(/1 rule and 2 channels .*: valid/);
     expect(result.stdout + result.stderr).not.toMatch(/validate-secret|pa55word/);
   });
 });
