@@ -1,9 +1,11 @@
 // The command line as users and their scripts call it: real processes, the sandbox over HTTP.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { runCli } from '../helpers/cli.ts';
+import { BIN, runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/pipeline.ts';
 
 const RULES = `
@@ -126,6 +128,42 @@ describe('edgewatch command line', () => {
     const refused = await runCli(['generate', 'venuea', open[2]!], env);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/insufficient_credits/);
+  });
+
+  it('serves the sandbox alone: address on the first line, the key required, events page by page', async () => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', EDGEWATCH_API_KEY: 'sandbox-key' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+      const url = /^edgewatch sandbox listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n/.exec(chunk.toString())?.[1];
+      expect(url).toBeDefined();
+      const get = (query: string, key?: string) =>
+        fetch(`${url}/predictions/events?${query}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+      expect((await get('limit=5')).status).toBe(401);
+      expect((await get('limit=5', 'wrong')).status).toBe(401);
+      const seen = new Set<string>();
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = (await (await get(`limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, 'sandbox-key')).json()) as {
+          data: Array<{ event_ticker: string }>;
+          next_cursor: string | null;
+          has_more: boolean;
+        };
+        for (const row of page.data) seen.add(row.event_ticker);
+        cursor = page.has_more ? page.next_cursor : null;
+        pages++;
+      } while (cursor);
+      expect(pages).toBeGreaterThan(2);
+      expect(seen.size).toBe(60);
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('rejects unknown commands and flags with usage', async () => {
