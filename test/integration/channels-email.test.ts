@@ -4,6 +4,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmailNotifier, type EmailMessage } from '../../src/notify/index.ts';
 import { loadTemplates, renderEmail, type TemplateSet } from '../../src/render/index.ts';
+import { mailHeader, mailPart } from '../helpers/receivers.ts';
 import { crossesAlert, evilAlert } from '../unit/render-fixtures.ts';
 
 const set: TemplateSet = await loadTemplates(fileURLToPath(new URL('../../templates', import.meta.url)));
@@ -38,35 +39,6 @@ afterEach(async () => {
   if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
 });
 
-function header(raw: string, name: string): string | undefined {
-  const head = raw.split(/\r?\n\r?\n/)[0] ?? '';
-  const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
-  return new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(unfolded)?.[1]?.trim();
-}
-
-/** The decoded body of the first MIME part of a content type (quoted-printable or base64). */
-function part(raw: string, type: string): string {
-  const chunks = raw.split(/\r?\n--[^\r\n]+/);
-  const chunk = chunks.find((c) => new RegExp(`content-type:\\s*${type}`, 'i').test(c));
-  if (chunk === undefined) throw new Error(`no ${type} part`);
-  const [head = '', ...rest] = chunk.split(/\r?\n\r?\n/);
-  const body = rest.join('\n\n');
-  if (/content-transfer-encoding:\s*base64/i.test(head)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) {
-    const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    return Buffer.from(bytes, 'latin1').toString('utf8');
-  }
-  return body;
-}
-
-function decodeSubject(value: string | undefined): string {
-  return (value ?? '').replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, enc: string, text: string) =>
-    enc.toUpperCase() === 'B'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
-  );
-}
-
 function message(alert = evilAlert): EmailMessage {
   return { id: alert.id, to: ['analyst@example.com'], ...renderEmail(set, alert) };
 }
@@ -81,14 +53,14 @@ describe('email notifier', () => {
     expect(messages).toHaveLength(2);
     const [first = '', second = ''] = messages;
 
-    expect(decodeSubject(header(first, 'Subject'))).toBe(mail.subject);
-    expect(header(first, 'X-Edgewatch-Alert-Id')).toBe(evilAlert.id);
-    const messageId = header(first, 'Message-ID');
+    expect(mailHeader(first, 'Subject')).toBe(mail.subject);
+    expect(mailHeader(first, 'X-Edgewatch-Alert-Id')).toBe(evilAlert.id);
+    const messageId = mailHeader(first, 'Message-ID');
     expect(messageId).toBe(`<${evilAlert.id}.edgewatch@alerts.example.com>`);
-    expect(header(second, 'Message-ID')).toBe(messageId);
+    expect(mailHeader(second, 'Message-ID')).toBe(messageId);
 
-    const html = part(first, 'text/html');
-    const text = part(first, 'text/plain');
+    const html = mailPart(first, 'text/html');
+    const text = mailPart(first, 'text/plain');
     expect(html).toContain('Fed &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toMatch(/<script|<img|<iframe|<[^>]*\son\w+=/i);
     expect(html).toContain('<b>bold</b>');
