@@ -12,7 +12,8 @@ import { loadTemplates } from '../src/render/index.ts';
 import { loadRules } from '../src/rules/index.ts';
 import { pollSources } from '../src/service/cycle.ts';
 import { ingestPage, type SnapshotItem } from '../src/service/ingest.ts';
-import { deliverNow } from '../src/service/poll-once.ts';
+import { deliverNow } from '../src/service/deliver.ts';
+import { createChannelSender } from '../src/service/senders.ts';
 import { openStore } from '../src/store/index.ts';
 
 export type Step =
@@ -134,7 +135,8 @@ async function deliver(step: Extract<Step, { mode: 'deliver' }>): Promise<StepRe
   }
   const config = readConfig({ EDGEWATCH_DB: step.db, EDGEWATCH_RULES: step.rulesDir, EDGEWATCH_TEMPLATES: step.templatesDir });
   const started = performance.now();
-  const report = await deliverNow(store, config, ruleSet, templates, () => undefined);
+  const send = createChannelSender({ config, templates, rules: ruleSet.rules, out: () => undefined });
+  const report = await deliverNow(store, config, ruleSet, send);
   const ms = performance.now() - started;
   await store.close();
   return { ms, maxRssMb: process.resourceUsage().maxRSS / 1024, ...report };

@@ -108,7 +108,7 @@ export function nextAttemptDelay(attempt: number, policy: RetryPolicy, retryAfte
   return Math.min(policy.maxMs, Math.max(backoff, retryAfterMs ?? 0));
 }
 
-export async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await fn(items[next++]!);

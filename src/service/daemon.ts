@@ -6,7 +6,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { SOURCES, type SourceName } from '../core/types.ts';
-import { openBatches } from '../notify/index.ts';
+import { openBatches, type SendToChannel } from '../notify/index.ts';
 import type { TemplateSet } from '../render/index.ts';
 import { formatProblem, type RuleSet } from '../rules/index.ts';
 import { listAlerts, listSourceStates, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
@@ -16,7 +16,8 @@ import { assessHealth, type RulesStatus, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { deliverNow } from './poll-once.ts';
+import { deliverNow } from './deliver.ts';
+import { createChannelSender } from './senders.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { renderStatusPage } from './status-page.ts';
 
@@ -74,7 +75,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
   const reloadDebounceMs = options.reloadDebounceMs ?? 300;
 
   let ruleSet: RuleSet;
-  let templates: TemplateSet;
+  /** Built with each (re)loaded rule set, so a delivery pass reuses the channels' clients. */
+  let send: SendToChannel;
   let rulesStatus: RulesStatus;
   let running: Running | undefined;
   let stopping: Promise<void> | undefined;
@@ -120,7 +122,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
       rulesStatus = { ...rulesStatus, lastReload: { at, ok: false, problems } };
       return;
     }
-    ({ ruleSet, templates } = loaded);
+    ruleSet = loaded.ruleSet;
+    send = createChannelSender({ config, templates: loaded.templates, rules: ruleSet.rules, out });
     if (running) scheduleDigests(running.requestDelivery);
     rulesStatus = { failedAtStart: false, problems: [], loadedAt: at, rules: ruleSet.rules.length, channels: ruleSet.channels.size, lastReload: { at, ok: true, problems: [] } };
     log.info({ reload: 'ok', rules: ruleSet.rules.length, channels: ruleSet.channels.size }, `rules reloaded: ${ruleSet.rules.length} rules, ${ruleSet.channels.size} channels`);
@@ -184,7 +187,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
 
   function deliveryWorker(store: Store): () => Promise<void> {
     return async () => {
-      const report = await deliverNow(store, config, ruleSet, templates, out, {
+      const report = await deliverNow(store, config, ruleSet, send, {
         onOutcome: (event) => {
           const outcome = event.outcome.ok ? 'delivered' : event.dead ? 'dead' : 'retrying';
           metrics.delivery(event.channel, outcome, event.count, event.durationMs);
@@ -223,7 +226,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
   async function start(): Promise<{ url: string }> {
     const first = await loadRuleFiles();
     if (!first.loaded) throw new EdgewatchError('CONFIG_INVALID', `cannot start: invalid templates:\n  ${first.problems.join('\n  ')}`);
-    ({ ruleSet, templates } = first.loaded);
+    ruleSet = first.loaded.ruleSet;
+    send = createChannelSender({ config, templates: first.loaded.templates, rules: ruleSet.rules, out });
     const loadedAt = new Date().toISOString();
     rulesStatus = { failedAtStart: first.problems.length > 0, problems: first.problems, loadedAt, rules: ruleSet.rules.length, channels: ruleSet.channels.size, lastReload: undefined };
 

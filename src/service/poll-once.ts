@@ -1,14 +1,11 @@
-// `poll --once`: one cycle of the same code the daemon runs, then the deliveries that are due.
+// `poll --once` and `digest --flush`: the daemon's own code, run once.
 import type { Config } from '../config.ts';
 import { formatProblem } from '../rules/index.ts';
 import { consoleLine } from '../render/index.ts';
-import { closeDueBatches, deliverDue, type DeliverOptions, type DeliverReport } from '../notify/index.ts';
-import type { RuleSet } from '../rules/index.ts';
-import type { TemplateSet } from '../render/index.ts';
-import type { Store } from '../store/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore } from './app.ts';
 import { pollSources } from './cycle.ts';
-import { createChannelSender, GROUPING_KINDS } from './senders.ts';
+import { deliverNow } from './deliver.ts';
+import { createChannelSender } from './senders.ts';
 
 export interface PollOnceOptions {
   dryRun: boolean;
@@ -38,34 +35,13 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       for (const alert of report.alerts) options.out(`would fire: ${consoleLine(alert)}`);
       return report.failures.length > 0 ? 1 : 0;
     }
-    const delivery = await deliverNow(store, config, ruleSet, templates, options.out);
+    const send = createChannelSender({ config, templates, rules: ruleSet.rules, out: options.out });
+    const delivery = await deliverNow(store, config, ruleSet, send);
     return report.failures.length > 0 || delivery.dead > 0 ? 1 : 0;
   } finally {
     await connection.close();
     await store.close();
   }
-}
-
-/** Closes the digest batches that are due (all of them with `flush`) and sends everything due. */
-export async function deliverNow(
-  store: Store,
-  config: Config,
-  ruleSet: RuleSet,
-  templates: TemplateSet,
-  out: (line: string) => void,
-  options: { flush?: boolean; onOutcome?: DeliverOptions['onOutcome'] } = {},
-): Promise<DeliverReport> {
-  const now = new Date();
-  closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), now, options);
-  return deliverDue(store, {
-    channels: ruleSet.channels,
-    send: createChannelSender({ config, templates, rules: ruleSet.rules, out }),
-    now: () => new Date(),
-    retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
-    groupKinds: GROUPING_KINDS,
-    groupAbove: config.slackGroupAbove,
-    onOutcome: options.onOutcome,
-  });
 }
 
 /** `digest --flush`: every pending digest sent now. */
@@ -74,7 +50,8 @@ export async function runDigestFlush(config: Config, options: Omit<PollOnceOptio
   for (const problem of ruleSet.problems) options.err(`${formatProblem(problem)} (rule skipped)`);
   const store = await openConfiguredStore(config);
   try {
-    const report = await deliverNow(store, config, ruleSet, templates, options.out, { flush: true });
+    const send = createChannelSender({ config, templates, rules: ruleSet.rules, out: options.out });
+    const report = await deliverNow(store, config, ruleSet, send, { flush: true });
     return report.dead > 0 || report.retrying > 0 ? 1 : 0;
   } finally {
     await store.close();

@@ -1,0 +1,33 @@
+// One delivery pass, shared by the daemon, `poll --once` and `digest --flush`: the digest batches
+// whose time has come are closed, then everything due is sent.
+import type { Config } from '../config.ts';
+import { closeDueBatches, deliverDue, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/index.ts';
+import type { RuleSet } from '../rules/index.ts';
+import type { Store } from '../store/index.ts';
+import { GROUPING_KINDS } from './senders.ts';
+
+export interface DeliverNowOptions {
+  /** Close every open digest batch, due or not. */
+  flush?: boolean;
+  onOutcome?: DeliverOptions['onOutcome'];
+}
+
+/** `send` comes from createChannelSender, built once per rule set rather than per pass. */
+export async function deliverNow(
+  store: Store,
+  config: Config,
+  ruleSet: RuleSet,
+  send: SendToChannel,
+  options: DeliverNowOptions = {},
+): Promise<DeliverReport> {
+  closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), new Date(), options);
+  return deliverDue(store, {
+    channels: ruleSet.channels,
+    send,
+    now: () => new Date(),
+    retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
+    groupKinds: GROUPING_KINDS,
+    groupAbove: config.slackGroupAbove,
+    onOutcome: options.onOutcome,
+  });
+}
