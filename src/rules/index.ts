@@ -1,6 +1,6 @@
 export { parseRuleFile, parseRuleFileDetail, checkAcrossFiles, formatProblem } from './parse.ts';
 export type { RuleContext, ParsedRules, ParsedRuleFileDetail } from './parse.ts';
-export { loadRules, combineRuleFiles, listTemplateNames, ruleContext } from './load.ts';
+export { loadRules, combineRuleFiles, ruleContext } from './load.ts';
 export type { RuleSet } from './load.ts';
 export { getPath } from './path.ts';
 export { matchesFilter, FILTER_OPERATORS } from './filter.ts';

@@ -1,5 +1,5 @@
 // The rules folder: every *.yaml / *.yml file, sorted by name, checked together.
-// Only loadRules and listTemplateNames touch the disk; combineRuleFiles is pure.
+// Only loadRules touches the disk; combineRuleFiles is pure.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Channel, Rule, RuleProblem } from '../core/types.ts';
@@ -46,16 +46,6 @@ export async function loadRules(dir: string, ctx: RuleContext): Promise<RuleSet>
   }
   const set = combineRuleFiles(files, ctx);
   return unreadable.length > 0 ? { ...set, problems: [...unreadable, ...set.problems] } : set;
-}
-
-/** Template names of a templates folder: `edge` for edge.slack.liquid, edge.email.html... (none when it is missing). */
-export async function listTemplateNames(dir: string): Promise<Set<string>> {
-  try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return new Set(entries.filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name.split('.')[0]!).filter(Boolean));
-  } catch {
-    return new Set();
-  }
 }
 
 /** The context rule files are checked in, from the configuration. */

@@ -2,7 +2,7 @@
 // API URL is set), the rules and the templates.
 import type { Config } from '../config.ts';
 import { createApiClient, type ApiClient, type RequestInfo } from '../api/index.ts';
-import { loadRules, type RuleSet } from '../rules/index.ts';
+import { loadRules, ruleContext, type RuleSet } from '../rules/index.ts';
 import { loadTemplates, type TemplateSet } from '../render/index.ts';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 import { request } from 'undici';
@@ -74,11 +74,7 @@ export interface LoadedRules {
 /** Templates first: the rules' `template:` names are checked against them. */
 export async function loadRulesAndTemplates(config: Config): Promise<LoadedRules> {
   const templates = await loadTemplates(config.templatesDir);
-  const ruleSet = await loadRules(config.rulesDir, {
-    env: config.env,
-    templates: templates.names(),
-    transports: { slack: config.slackToken !== undefined, email: config.smtpUrl !== undefined },
-  });
+  const ruleSet = await loadRules(config.rulesDir, ruleContext(config, templates.names()));
   return { ruleSet, templates };
 }
 

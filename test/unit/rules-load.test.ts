@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { combineRuleFiles, formatProblem, loadRules, listTemplateNames, ruleContext, type RuleContext } from '../../src/rules/index.ts';
+import { combineRuleFiles, formatProblem, loadRules, ruleContext, type RuleContext } from '../../src/rules/index.ts';
 
 const CONSOLE_ONLY: RuleContext = { env: {}, templates: new Set(), transports: { slack: false, email: false } };
 
@@ -84,27 +84,21 @@ describe('combineRuleFiles: checks across files', () => {
   });
 });
 
-describe('loadRules and listTemplateNames on disk', () => {
+describe('loadRules on disk', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgewatch-rules-'));
     await mkdir(join(dir, 'rules'));
-    await mkdir(join(dir, 'templates'));
     await writeFile(join(dir, 'rules', 'b.yml'), 'rules:\n  - { name: b, source: kpis, trigger: { type: new }, notify: [screen] }\n');
     await writeFile(join(dir, 'rules', 'a.yaml'), 'channels:\n  screen: { type: console }\nrules:\n  - { name: a, source: events, trigger: { type: new }, notify: [screen], template: edge }\n');
     await writeFile(join(dir, 'rules', 'notes.txt'), 'not: [a rule file');
-    await writeFile(join(dir, 'templates', 'edge.slack.liquid'), '{{ alert.summary }}');
-    await writeFile(join(dir, 'templates', 'edge.email.html.liquid'), '<p>{{ alert.summary }}</p>');
-    await writeFile(join(dir, 'templates', 'digest.txt'), '');
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
   it('reads *.yaml and *.yml in name order, ignores other files', async () => {
-    const templates = await listTemplateNames(join(dir, 'templates'));
-    expect([...templates].sort()).toEqual(['digest', 'edge']);
-    const set = await loadRules(join(dir, 'rules'), { ...CONSOLE_ONLY, templates });
+    const set = await loadRules(join(dir, 'rules'), { ...CONSOLE_ONLY, templates: new Set(['edge']) });
     expect(set.problems).toEqual([]);
     expect(set.rules.map((r) => [r.name, r.file, r.line])).toEqual([
       ['a', join(dir, 'rules', 'a.yaml'), 4],
@@ -118,10 +112,6 @@ describe('loadRules and listTemplateNames on disk', () => {
     expect(set.problems).toHaveLength(1);
     expect(set.problems[0]).toMatchObject({ file: join(dir, 'nope'), line: 1, column: 1 });
     expect(set.problems[0]!.message).toMatch(/^cannot read the rules folder: /);
-  });
-
-  it('a missing templates folder has no templates', async () => {
-    expect((await listTemplateNames(join(dir, 'none'))).size).toBe(0);
   });
 });
 
