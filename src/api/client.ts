@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ApiError, describeIssue, parseErrorBody, redact, safeCause } from './errors.ts';
-import { RETRYABLE_STATUSES, backoffDelay, parseRetryAfter } from './retry.ts';
+import { parseRetryAfter } from '../core/retry-after.ts';
+import { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
 import { createSemaphore } from './semaphore.ts';
 import {
   EventDetail,
@@ -221,7 +222,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const errorCode = code ?? `http_${status}`;
       const retryable = RETRYABLE_STATUSES.has(status) && errorCode !== 'insufficient_credits' && !call.paid;
       const retryAfterHeader = response.headers['retry-after'];
-      const retryAfterMs = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, maxBackoffMs);
+      const retryAfterMs = parseRetryAfter(retryAfterHeader, maxBackoffMs);
       const error = new ApiError({
         code: errorCode,
         status,

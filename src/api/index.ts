@@ -15,7 +15,8 @@ export {
   type Venue,
 } from './client.ts';
 export { ApiError, type ApiErrorInit, type GenericApiErrorCode } from './errors.ts';
-export { RETRYABLE_STATUSES, backoffDelay, parseRetryAfter } from './retry.ts';
+export { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
+export { parseRetryAfter } from '../core/retry-after.ts';
 export {
   EventDetail,
   EventHistoryEnvelope,

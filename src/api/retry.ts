@@ -12,21 +12,3 @@ export function backoffDelay(retry: number, baseMs: number, maxMs: number, rando
   const ceiling = Math.min(maxMs, baseMs * 2 ** retry);
   return Math.floor(random() * ceiling);
 }
-
-/**
- * Milliseconds to wait from a Retry-After header: delta seconds or an HTTP date, capped by
- * `maxMs`; undefined when absent or unreadable.
- */
-export function parseRetryAfter(value: string | undefined, maxMs: number, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (trimmed === '') return undefined;
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) ms = Number(trimmed) * 1000;
-  else {
-    const at = Date.parse(trimmed);
-    if (Number.isNaN(at)) return undefined;
-    ms = at - now;
-  }
-  return Math.min(maxMs, Math.max(0, Math.ceil(ms)));
-}

@@ -2,7 +2,8 @@
 import { request, type Dispatcher } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryOutcome } from '../../core/types.ts';
-import { delivered, errorMessage, failed, parseRetryAfter } from './outcome.ts';
+import { parseRetryAfter } from '../../core/retry-after.ts';
+import { delivered, errorMessage, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface WebhookMessage {
