@@ -1,4 +1,5 @@
 // Repository functions off the hot path: typed kysely queries, one small function per need.
+import { sql } from 'kysely';
 import type { SourceName } from '../core/types.ts';
 import type { Store } from './connection.ts';
 import type { AlertsTable, DeliveriesTable, RunsTable, SourceStateTable } from './schema.ts';
@@ -102,7 +103,8 @@ export async function listAlerts(store: Store, limit: number): Promise<AlertList
     .selectFrom('alerts')
     .select(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary'])
     .orderBy('fired_at', 'desc')
-    .orderBy('id', 'desc')
+    // fired_at has whole seconds: alerts of one second list newest stored first.
+    .orderBy(sql`rowid`, 'desc')
     .limit(limit)
     .execute();
   if (alerts.length === 0) return [];
