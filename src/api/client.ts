@@ -3,7 +3,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { ApiError, describeIssue, parseErrorBody, redact, safeCause } from './errors.ts';
+import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
+import { redact } from '../core/redact.ts';
 import { parseRetryAfter } from '../core/retry-after.ts';
 import { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
 import { createSemaphore } from './semaphore.ts';
@@ -178,6 +179,7 @@ function queryString(query: Query | undefined): string {
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const apiKey = options.apiKey;
+  const secrets = [apiKey];
   const timeoutMs = options.timeoutMs ?? 15_000;
   const retries = options.retries ?? 4;
   const backoffBaseMs = options.backoffBaseMs ?? 500;
@@ -218,7 +220,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (status >= 200 && status < 300) return { body };
 
-      const { code, message } = parseErrorBody(body);
+      const { code, message } = parseErrorBody(body, secrets);
       const errorCode = code ?? `http_${status}`;
       const retryable = RETRYABLE_STATUSES.has(status) && errorCode !== 'insufficient_credits' && !call.paid;
       const retryAfterHeader = response.headers['retry-after'];
@@ -228,7 +230,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         status,
         resource: call.resource,
         retryable,
-        ...(message === undefined ? {} : { apiMessage: redact(message, apiKey) }),
+        ...(message === undefined ? {} : { apiMessage: message }),
       });
       return retryAfterMs === undefined ? { error } : { error, retryAfterMs };
     } catch (err) {
@@ -245,9 +247,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             timedOut
               ? `${call.resource}: timeout after ${timeoutMs} ms`
               : `${call.resource}: ${code}: ${err instanceof Error ? err.message : String(err)}`,
-            apiKey,
+            secrets,
           ),
-          cause: safeCause(err, apiKey),
+          cause: safeCause(err, secrets),
           ...(status === undefined ? {} : { status }),
         }),
       };
@@ -276,7 +278,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       code: 'invalid_response',
       resource,
       retryable: false,
-      message: redact(`${resource}: ${where}${describeIssue(error)}`, apiKey),
+      message: redact(`${resource}: ${where}${describeIssue(error)}`, secrets),
     });
   }
 

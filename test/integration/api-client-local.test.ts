@@ -280,6 +280,30 @@ describe('api client on a local server', () => {
     expect(allText(netErr)).not.toContain(KEY);
   });
 
+  it('redacts the key from every string of an error body: code, message, URL-encoded and base64 copies', async () => {
+    const key = 'sk/live+SECRET=key&42';
+    const copies = [
+      `Bearer ${key}`,
+      encodeURIComponent(`Bearer ${key}`),
+      Buffer.from(`Bearer ${key}`).toString('base64'),
+      Buffer.from(`${key}`).toString('base64url'),
+      Buffer.from(`x:${key}`).toString('base64'),
+    ];
+    const { url } = await serve((_req, res, n) =>
+      json(res, n === 1 ? 500 : 400, { error: { code: `boom ${copies.join(' ')}`, message: `echo ${copies.join(' ')}`, type: 'x', param: null } }),
+    );
+    const err = await rejection(client(url, { apiKey: key, retries: 1 }).runStatus('r1'));
+    expect(err.status).toBe(400);
+    expect(err.code).toContain('[redacted]');
+    const text = allText(err);
+    for (const form of [key, encodeURIComponent(key), ...copies.slice(2)]) expect(text).not.toContain(form);
+    // The key's base64 at any byte offset: no 8-character run of it survives.
+    for (const offset of ['', 'x', 'xy']) {
+      const core = Buffer.from(`${offset}${key}`).toString('base64').slice(4, 12);
+      expect(text).not.toContain(core);
+    }
+  });
+
   it('reports a refused connection as a retryable network_error', async () => {
     const { url } = await serve((_req, res) => json(res, 200, {}));
     const dead = url; // closed below, so the port refuses
