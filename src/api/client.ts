@@ -1,9 +1,11 @@
 // The research API client: undici over one keep-alive Agent, bounded concurrency, per-request
-// timeout, retries with exponential backoff and full jitter, every response parsed by zod.
+// timeout, retries with exponential backoff and full jitter, every response parsed by zod. What a
+// hostile upstream can send is bounded: body size, pages per list walk and the walk's duration.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
+import { formatDuration } from '../core/duration.ts';
 import { redact } from '../core/redact.ts';
 import { parseRetryAfter } from '../core/retry-after.ts';
 import { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
@@ -51,6 +53,12 @@ export interface ApiClientOptions {
   retries?: number;
   backoffBaseMs?: number;
   maxBackoffMs?: number;
+  /** Pages one walk of a list (one poll) may read; more fails the walk. Default 2000. */
+  maxPages?: number;
+  /** How long one walk of a list may take, checked before each page. Default 10 minutes. */
+  maxListMs?: number;
+  /** Largest response body read, in bytes; a larger one fails the request without retry. Default 32 MB. */
+  maxResponseBytes?: number;
   /** Used instead of the client's own Agent; the caller then owns (and closes) it. */
   dispatcher?: Dispatcher;
   /** Called after every attempt, e.g. for metrics. Never receives the key. */
@@ -162,11 +170,34 @@ interface Call {
 }
 
 const DEFAULT_PAGE = 200;
+const MB = 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * MB;
+export const DEFAULT_MAX_PAGES = 2000;
+/** A walk of a list that pages slowly ends too: at 2000 pages, one page every 300 ms. */
+export const DEFAULT_MAX_LIST_MS = 10 * 60_000;
 
 // Errors raised before any byte left: retrying cannot charge twice.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const seg = encodeURIComponent;
+
+/**
+ * The body as text, or the byte count at which it went over `limit`: reading stops there (the
+ * connection is dropped) rather than holding a hostile body whole.
+ */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<{ text: string } | { over: number }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return { over: size };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks, size).toString('utf8') };
+}
 
 function queryString(query: Query | undefined): string {
   if (!query) return '';
@@ -185,6 +216,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const backoffBaseMs = options.backoffBaseMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const maxConcurrency = options.maxConcurrency ?? 8;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const maxListMs = options.maxListMs ?? DEFAULT_MAX_LIST_MS;
   const ownAgent = options.dispatcher ? undefined : new Agent({ connections: maxConcurrency, keepAliveTimeout: 30_000 });
   const dispatcher: Dispatcher = options.dispatcher ?? ownAgent!;
   const semaphore = createSemaphore(maxConcurrency);
@@ -208,7 +242,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
       status = response.statusCode;
-      const text = await response.body.text();
+      const declared = Number(response.headers['content-length']);
+      const read = declared > maxResponseBytes ? { declared } : await readCapped(response.body, maxResponseBytes);
+      if (!('text' in read)) {
+        response.body.destroy();
+        const size = 'declared' in read ? `${read.declared} bytes` : `more than ${maxResponseBytes} bytes`;
+        return {
+          error: new ApiError({
+            code: 'response_too_large',
+            status,
+            resource: call.resource,
+            retryable: false,
+            message: `${call.resource}: response_too_large (HTTP ${status}): ${call.method} ${call.path} sent ${size}, over the ${maxResponseBytes / MB} MB limit (EDGEWATCH_MAX_RESPONSE_MB)`,
+          }),
+        };
+      }
+      const text = read.text;
       let body: unknown;
       try {
         body = text === '' ? undefined : JSON.parse(text);
@@ -306,7 +355,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   /**
    * Walks a cursor-paginated list, one request per page. `read` turns a raw envelope into the
-   * page handed out; the loop stops on has_more false (or when the consumer breaks).
+   * page handed out; the loop stops on has_more false (or when the consumer breaks). A list whose
+   * pages never end (fresh cursors forever, or slowly) fails at maxPages or maxListMs.
    */
   async function* paginate<E extends z.infer<typeof PageEnvelope>, P extends Page<unknown>>(
     call: Call,
@@ -315,7 +365,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): AsyncGenerator<P, void, undefined> {
     let cursor = call.query?.['cursor'] as string | undefined;
     const seen = new Set<string>();
-    for (;;) {
+    const started = Date.now();
+    const limitReached = (code: 'page_limit' | 'time_limit', why: string) =>
+      new ApiError({ code, resource: call.resource, retryable: false, message: `${call.resource}: ${code}: ${why}` });
+    for (let pages = 1; ; pages += 1) {
       const body = await send({ ...call, query: { ...call.query, cursor } });
       const env = parseOne(envelope, body, call.resource);
       const page = read(env);
@@ -328,6 +381,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           retryable: false,
           message: `${call.resource}: has_more is true but next_cursor is ${page.nextCursor === null ? 'null' : 'repeated'}`,
         });
+      }
+      if (pages >= maxPages) {
+        throw limitReached('page_limit', `${pages} pages read and has_more is still true; EDGEWATCH_MAX_PAGES (${maxPages}) caps the pages one poll reads from one list`);
+      }
+      if (Date.now() - started > maxListMs) {
+        const limit = formatDuration(maxListMs);
+        throw limitReached('time_limit', `still paging after ${limit} (${pages} pages); one poll reads one list for at most ${limit}`);
       }
       seen.add(page.nextCursor);
       cursor = page.nextCursor;

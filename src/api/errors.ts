@@ -10,6 +10,9 @@ export type GenericApiErrorCode =
   | 'network_error'
   | 'timeout'
   | 'invalid_response'
+  | 'response_too_large'
+  | 'page_limit'
+  | 'time_limit'
   | 'client_closed';
 
 export interface ApiErrorInit {
