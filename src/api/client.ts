@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
 import { formatDuration } from '../core/duration.ts';
 import { redact } from '../core/redact.ts';
+import { MAX_NESTING, pathTooDeep } from './nesting.ts';
 import { parseRetryAfter } from '../core/retry-after.ts';
 import { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
 import { createSemaphore } from './semaphore.ts';
@@ -169,6 +170,11 @@ interface Call {
   paid?: boolean;
 }
 
+/** A call whose body holds rows under `data`, each named in errors by its `rowKey` field. */
+interface ListCall extends Call {
+  rowKey: string;
+}
+
 const DEFAULT_PAGE = 200;
 const MB = 1024 * 1024;
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * MB;
@@ -180,6 +186,22 @@ export const DEFAULT_MAX_LIST_MS = 10 * 60_000;
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const seg = encodeURIComponent;
+
+/** A row as errors name it: by its key field, else by its index (`#3`). */
+function rowName(row: unknown, keyField: string, index: number): string {
+  const key = typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[keyField] : undefined;
+  return typeof key === 'string' || typeof key === 'number' ? String(key) : `#${index}`;
+}
+
+/** Where in a body a value nests too deep: the row (for lists) and its top field. */
+function describeTooDeep(body: unknown, path: Array<string | number>, call: Call | ListCall): string {
+  const [first, index, field] = path;
+  if ('rowKey' in call && first === 'data' && typeof index === 'number') {
+    const row = (body as { data: unknown[] }).data[index];
+    return `row ${rowName(row, call.rowKey, index)}: field ${String(field)}`;
+  }
+  return `field ${String(first)}`;
+}
 
 /**
  * The body as text, or the byte count at which it went over `limit`: reading stops there (the
@@ -263,9 +285,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body = text === '' ? undefined : JSON.parse(text);
       } catch {
         body = undefined;
-        if (status >= 200 && status < 300) {
-          return { error: new ApiError({ code: 'invalid_response', status, resource: call.resource, retryable: false, message: `${call.resource}: body is not JSON (HTTP ${status})` }) };
-        }
+        if (status >= 200 && status < 300) return { error: invalidResponse(call.resource, status, `body is not JSON (HTTP ${status})`) };
+      }
+      const tooDeep = pathTooDeep(body);
+      if (tooDeep !== undefined) {
+        const where = describeTooDeep(body, tooDeep, call);
+        return { error: invalidResponse(call.resource, status, `${where}: nested more than ${MAX_NESTING} levels deep`) };
       }
       if (status >= 200 && status < 300) return { body };
 
@@ -322,32 +347,30 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  function invalid(resource: string, where: string, error: z.ZodError): ApiError {
+  /** A body that is not what the API documents: `<resource>: <what>`, never retried. */
+  function invalidResponse(resource: string, status: number | undefined, what: string): ApiError {
     return new ApiError({
       code: 'invalid_response',
       resource,
       retryable: false,
-      message: redact(`${resource}: ${where}${describeIssue(error)}`, secrets),
+      message: redact(`${resource}: ${what}`, secrets),
+      ...(status === undefined ? {} : { status }),
     });
   }
 
   function parseOne<S extends z.ZodType>(schema: S, body: unknown, resource: string): z.output<S> {
     const result = schema.safeParse(body);
-    if (!result.success) throw invalid(resource, '', result.error);
+    if (!result.success) throw invalidResponse(resource, undefined, describeIssue(result.error));
     return result.data;
   }
 
   /** Rows validated one at a time so an error names the row by its key field. */
-  function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], resource: string, keyField: string): Array<z.output<S>> {
+  function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], call: ListCall): Array<z.output<S>> {
     const out: Array<z.output<S>> = new Array(rows.length);
     for (let i = 0; i < rows.length; i += 1) {
       const row = rows[i];
       const result = schema.safeParse(row);
-      if (!result.success) {
-        const key = typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[keyField] : undefined;
-        const name = typeof key === 'string' || typeof key === 'number' ? String(key) : `#${i}`;
-        throw invalid(resource, `row ${name}: `, result.error);
-      }
+      if (!result.success) throw invalidResponse(call.resource, undefined, `row ${rowName(row, call.rowKey, i)}: ${describeIssue(result.error)}`);
       out[i] = result.data;
     }
     return out;
@@ -398,10 +421,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     eventPages(params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: '/predictions/events',
         resource: 'events list',
+        rowKey: 'event_ticker',
         query: {
           limit: params.limit ?? DEFAULT_PAGE,
           include: params.includeEligibility === false ? undefined : 'eligibility',
@@ -410,7 +434,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, PageEnvelope, (env) => ({
-        rows: parseRows(EventRow, env.data, call.resource, 'event_ticker'),
+        rows: parseRows(EventRow, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
       }));
@@ -423,10 +447,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     eventHistoryPages(ticker, params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: `/predictions/events/${seg(ticker)}/history`,
         resource: `event history ${ticker}`,
+        rowKey: 'history_id',
         query: {
           limit: params.limit ?? DEFAULT_PAGE,
           cursor: params.cursor,
@@ -438,7 +463,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, EventHistoryEnvelope, (env) => ({
-        rows: parseRows(HistorySnapshot, env.data, call.resource, 'history_id'),
+        rows: parseRows(HistorySnapshot, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
         eventTicker: env.event_ticker,
@@ -471,10 +496,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     kpiPages(params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: '/predictions/kpi-events',
         resource: 'kpi board',
+        rowKey: 'id',
         query: {
           status: params.status,
           sort: params.sort,
@@ -485,7 +511,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, KpiBoardEnvelope, (env) => ({
-        rows: parseRows(KpiRow, env.data, call.resource, 'id'),
+        rows: parseRows(KpiRow, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
         asOf: env.as_of,
@@ -508,10 +534,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     marketsWithEdgePages(params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: '/predictions/venuea/markets-with-edge',
         resource: 'markets with edge',
+        rowKey: 'event_ticker',
         query: {
           run_id: params.runId,
           category: params.category,
@@ -526,7 +553,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, RankingEnvelope, (env) => ({
-        rows: parseRows(RankingRow, env.data, call.resource, 'event_ticker'),
+        rows: parseRows(RankingRow, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
         runId: env.run_id,
@@ -536,15 +563,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     async edge(tickers, runId) {
-      const resource = 'model edge';
-      const body = await send({
+      const call: ListCall = {
         method: 'POST',
         path: '/predictions/venuea/markets/edge',
         body: runId === undefined ? { tickers } : { tickers, run_id: runId },
-        resource,
-      });
-      const env = parseOne(ModelEdgeEnvelope, body, resource);
-      return { ...env, data: parseRows(ModelEdgeRow, env.data, resource, 'input_ticker') };
+        resource: 'model edge',
+        rowKey: 'input_ticker',
+      };
+      const env = parseOne(ModelEdgeEnvelope, await send(call), call.resource);
+      return { ...env, data: parseRows(ModelEdgeRow, env.data, call) };
     },
 
     async close() {

@@ -315,6 +315,22 @@ describe('api client on a local server', () => {
     expect(err.message).toBe('events list: row KXFED-25DEC: field edge_pp: expected number, received string');
   });
 
+  it('refuses an object nested too deep (which would overflow the stack later), naming the list, the row and the field', async () => {
+    const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const rowText = (ticker: string, research: string) => JSON.stringify(eventRow(ticker, { research: null })).replace('"research":null', `"research":${research}`);
+    const { url } = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url!.includes('/status/')) res.end(`{"run_id":"r9","status":"completed","venue":"venuea","event_ticker":null,"requested_url":null,"extra":${deep(20_000)}}`);
+      else res.end(`{"data":[${rowText('KXOK', deep(50))},${rowText('KXDEEP', deep(20_000))}],"next_cursor":null,"has_more":false}`);
+    });
+    const c = client(url);
+    const err = await rejection(collect(c.eventPages()));
+    expect(err).toMatchObject({ code: 'invalid_response', retryable: false, resource: 'events list' });
+    expect(err.message).toBe('events list: row KXDEEP: field research: nested more than 100 levels deep');
+    const single = await rejection(c.runStatus('r9'));
+    expect(single.message).toBe('run r9: field extra: nested more than 100 levels deep');
+  });
+
   it('names a nested field path and an object resource', async () => {
     const { url } = await serve((_req, res) =>
       json(res, 200, { run_id: 'r9', status: 'completed', venue: 'venuea', event_ticker: 7, requested_url: null }),
