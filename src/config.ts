@@ -40,6 +40,10 @@ const EnvSchema = z.object({
   EDGEWATCH_SLACK_GROUP_ABOVE: z.coerce.number().int().min(1).default(10),
   /** How long snapshot history is kept (latest snapshots are kept forever). */
   EDGEWATCH_SNAPSHOT_RETENTION: duration('30d'),
+  /** Pages one poll reads from one list before that source's poll fails (pages that never end). */
+  EDGEWATCH_MAX_PAGES: z.coerce.number().int().min(1).default(2000),
+  /** Largest response body accepted from the API, in MB; a larger one fails that request without retry. */
+  EDGEWATCH_MAX_RESPONSE_MB: z.coerce.number().positive().default(32),
 });
 
 export interface PollIntervals {
@@ -67,6 +71,9 @@ export interface Config {
   reportsBudget: number;
   slackGroupAbove: number;
   snapshotRetentionMs: number;
+  maxPages: number;
+  /** EDGEWATCH_MAX_RESPONSE_MB in bytes (1 MB = 1024 * 1024 bytes). */
+  maxResponseBytes: number;
   /** The environment as read, for `${NAME}` in rule files. */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -110,6 +117,8 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     reportsBudget: e.EDGEWATCH_REPORTS_BUDGET,
     slackGroupAbove: e.EDGEWATCH_SLACK_GROUP_ABOVE,
     snapshotRetentionMs: e.EDGEWATCH_SNAPSHOT_RETENTION,
+    maxPages: e.EDGEWATCH_MAX_PAGES,
+    maxResponseBytes: Math.floor(e.EDGEWATCH_MAX_RESPONSE_MB * 1024 * 1024),
     env: Object.freeze({ ...env }),
   });
 }

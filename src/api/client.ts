@@ -1,9 +1,13 @@
 // The research API client: undici over one keep-alive Agent, bounded concurrency, per-request
-// timeout, retries with exponential backoff and full jitter, every response parsed by zod.
+// timeout, retries with exponential backoff and full jitter, every response parsed by zod. What a
+// hostile upstream can send is bounded: body size, pages per list walk and the walk's duration.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { ApiError, describeIssue, parseErrorBody, redact, safeCause } from './errors.ts';
+import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
+import { formatDuration } from '../core/duration.ts';
+import { redact } from '../core/redact.ts';
+import { MAX_NESTING, pathTooDeep } from './nesting.ts';
 import { parseRetryAfter } from '../core/retry-after.ts';
 import { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
 import { createSemaphore } from './semaphore.ts';
@@ -50,6 +54,12 @@ export interface ApiClientOptions {
   retries?: number;
   backoffBaseMs?: number;
   maxBackoffMs?: number;
+  /** Pages one walk of a list (one poll) may read; more fails the walk. Default 2000. */
+  maxPages?: number;
+  /** How long one walk of a list may take, checked before each page. Default 10 minutes. */
+  maxListMs?: number;
+  /** Largest response body read, in bytes; a larger one fails the request without retry. Default 32 MB. */
+  maxResponseBytes?: number;
   /** Used instead of the client's own Agent; the caller then owns (and closes) it. */
   dispatcher?: Dispatcher;
   /** Called after every attempt, e.g. for metrics. Never receives the key. */
@@ -160,12 +170,56 @@ interface Call {
   paid?: boolean;
 }
 
+/** A call whose body holds rows under `data`, each named in errors by its `rowKey` field. */
+interface ListCall extends Call {
+  rowKey: string;
+}
+
 const DEFAULT_PAGE = 200;
+const MB = 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * MB;
+export const DEFAULT_MAX_PAGES = 2000;
+/** A walk of a list that pages slowly ends too: at 2000 pages, one page every 300 ms. */
+export const DEFAULT_MAX_LIST_MS = 10 * 60_000;
 
 // Errors raised before any byte left: retrying cannot charge twice.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const seg = encodeURIComponent;
+
+/** A row as errors name it: by its key field, else by its index (`#3`). */
+function rowName(row: unknown, keyField: string, index: number): string {
+  const key = typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[keyField] : undefined;
+  return typeof key === 'string' || typeof key === 'number' ? String(key) : `#${index}`;
+}
+
+/** Where in a body a value nests too deep: the row (for lists) and its top field. */
+function describeTooDeep(body: unknown, path: Array<string | number>, call: Call | ListCall): string {
+  const [first, index, field] = path;
+  if ('rowKey' in call && first === 'data' && typeof index === 'number') {
+    const row = (body as { data: unknown[] }).data[index];
+    return `row ${rowName(row, call.rowKey, index)}: field ${String(field)}`;
+  }
+  return `field ${String(first)}`;
+}
+
+/**
+ * The body as text, or the byte count at which it went over `limit`: reading stops there (the
+ * connection is dropped) rather than holding a hostile body whole.
+ */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<{ text: string } | { over: number }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return { over: size };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks, size).toString('utf8') };
+}
 
 function queryString(query: Query | undefined): string {
   if (!query) return '';
@@ -178,11 +232,15 @@ function queryString(query: Query | undefined): string {
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const apiKey = options.apiKey;
+  const secrets = [apiKey];
   const timeoutMs = options.timeoutMs ?? 15_000;
   const retries = options.retries ?? 4;
   const backoffBaseMs = options.backoffBaseMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const maxConcurrency = options.maxConcurrency ?? 8;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const maxListMs = options.maxListMs ?? DEFAULT_MAX_LIST_MS;
   const ownAgent = options.dispatcher ? undefined : new Agent({ connections: maxConcurrency, keepAliveTimeout: 30_000 });
   const dispatcher: Dispatcher = options.dispatcher ?? ownAgent!;
   const semaphore = createSemaphore(maxConcurrency);
@@ -206,19 +264,37 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
       status = response.statusCode;
-      const text = await response.body.text();
+      const declared = Number(response.headers['content-length']);
+      const read = declared > maxResponseBytes ? { declared } : await readCapped(response.body, maxResponseBytes);
+      if (!('text' in read)) {
+        response.body.destroy();
+        const size = 'declared' in read ? `${read.declared} bytes` : `more than ${maxResponseBytes} bytes`;
+        return {
+          error: new ApiError({
+            code: 'response_too_large',
+            status,
+            resource: call.resource,
+            retryable: false,
+            message: `${call.resource}: response_too_large (HTTP ${status}): ${call.method} ${call.path} sent ${size}, over the ${maxResponseBytes / MB} MB limit (EDGEWATCH_MAX_RESPONSE_MB)`,
+          }),
+        };
+      }
+      const text = read.text;
       let body: unknown;
       try {
         body = text === '' ? undefined : JSON.parse(text);
       } catch {
         body = undefined;
-        if (status >= 200 && status < 300) {
-          return { error: new ApiError({ code: 'invalid_response', status, resource: call.resource, retryable: false, message: `${call.resource}: body is not JSON (HTTP ${status})` }) };
-        }
+        if (status >= 200 && status < 300) return { error: invalidResponse(call.resource, status, `body is not JSON (HTTP ${status})`) };
+      }
+      const tooDeep = pathTooDeep(body);
+      if (tooDeep !== undefined) {
+        const where = describeTooDeep(body, tooDeep, call);
+        return { error: invalidResponse(call.resource, status, `${where}: nested more than ${MAX_NESTING} levels deep`) };
       }
       if (status >= 200 && status < 300) return { body };
 
-      const { code, message } = parseErrorBody(body);
+      const { code, message } = parseErrorBody(body, secrets);
       const errorCode = code ?? `http_${status}`;
       const retryable = RETRYABLE_STATUSES.has(status) && errorCode !== 'insufficient_credits' && !call.paid;
       const retryAfterHeader = response.headers['retry-after'];
@@ -228,7 +304,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         status,
         resource: call.resource,
         retryable,
-        ...(message === undefined ? {} : { apiMessage: redact(message, apiKey) }),
+        ...(message === undefined ? {} : { apiMessage: message }),
       });
       return retryAfterMs === undefined ? { error } : { error, retryAfterMs };
     } catch (err) {
@@ -245,9 +321,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             timedOut
               ? `${call.resource}: timeout after ${timeoutMs} ms`
               : `${call.resource}: ${code}: ${err instanceof Error ? err.message : String(err)}`,
-            apiKey,
+            secrets,
           ),
-          cause: safeCause(err, apiKey),
+          cause: safeCause(err, secrets),
           ...(status === undefined ? {} : { status }),
         }),
       };
@@ -271,32 +347,30 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  function invalid(resource: string, where: string, error: z.ZodError): ApiError {
+  /** A body that is not what the API documents: `<resource>: <what>`, never retried. */
+  function invalidResponse(resource: string, status: number | undefined, what: string): ApiError {
     return new ApiError({
       code: 'invalid_response',
       resource,
       retryable: false,
-      message: redact(`${resource}: ${where}${describeIssue(error)}`, apiKey),
+      message: redact(`${resource}: ${what}`, secrets),
+      ...(status === undefined ? {} : { status }),
     });
   }
 
   function parseOne<S extends z.ZodType>(schema: S, body: unknown, resource: string): z.output<S> {
     const result = schema.safeParse(body);
-    if (!result.success) throw invalid(resource, '', result.error);
+    if (!result.success) throw invalidResponse(resource, undefined, describeIssue(result.error));
     return result.data;
   }
 
   /** Rows validated one at a time so an error names the row by its key field. */
-  function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], resource: string, keyField: string): Array<z.output<S>> {
+  function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], call: ListCall): Array<z.output<S>> {
     const out: Array<z.output<S>> = new Array(rows.length);
     for (let i = 0; i < rows.length; i += 1) {
       const row = rows[i];
       const result = schema.safeParse(row);
-      if (!result.success) {
-        const key = typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[keyField] : undefined;
-        const name = typeof key === 'string' || typeof key === 'number' ? String(key) : `#${i}`;
-        throw invalid(resource, `row ${name}: `, result.error);
-      }
+      if (!result.success) throw invalidResponse(call.resource, undefined, `row ${rowName(row, call.rowKey, i)}: ${describeIssue(result.error)}`);
       out[i] = result.data;
     }
     return out;
@@ -304,7 +378,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   /**
    * Walks a cursor-paginated list, one request per page. `read` turns a raw envelope into the
-   * page handed out; the loop stops on has_more false (or when the consumer breaks).
+   * page handed out; the loop stops on has_more false (or when the consumer breaks). A list whose
+   * pages never end (fresh cursors forever, or slowly) fails at maxPages or maxListMs.
    */
   async function* paginate<E extends z.infer<typeof PageEnvelope>, P extends Page<unknown>>(
     call: Call,
@@ -313,7 +388,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): AsyncGenerator<P, void, undefined> {
     let cursor = call.query?.['cursor'] as string | undefined;
     const seen = new Set<string>();
-    for (;;) {
+    const started = Date.now();
+    const limitReached = (code: 'page_limit' | 'time_limit', why: string) =>
+      new ApiError({ code, resource: call.resource, retryable: false, message: `${call.resource}: ${code}: ${why}` });
+    for (let pages = 1; ; pages += 1) {
       const body = await send({ ...call, query: { ...call.query, cursor } });
       const env = parseOne(envelope, body, call.resource);
       const page = read(env);
@@ -327,6 +405,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           message: `${call.resource}: has_more is true but next_cursor is ${page.nextCursor === null ? 'null' : 'repeated'}`,
         });
       }
+      if (pages >= maxPages) {
+        throw limitReached('page_limit', `${pages} pages read and has_more is still true; EDGEWATCH_MAX_PAGES (${maxPages}) caps the pages one poll reads from one list`);
+      }
+      if (Date.now() - started > maxListMs) {
+        const limit = formatDuration(maxListMs);
+        throw limitReached('time_limit', `still paging after ${limit} (${pages} pages); one poll reads one list for at most ${limit}`);
+      }
       seen.add(page.nextCursor);
       cursor = page.nextCursor;
     }
@@ -336,10 +421,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     eventPages(params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: '/predictions/events',
         resource: 'events list',
+        rowKey: 'event_ticker',
         query: {
           limit: params.limit ?? DEFAULT_PAGE,
           include: params.includeEligibility === false ? undefined : 'eligibility',
@@ -348,7 +434,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, PageEnvelope, (env) => ({
-        rows: parseRows(EventRow, env.data, call.resource, 'event_ticker'),
+        rows: parseRows(EventRow, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
       }));
@@ -361,10 +447,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     eventHistoryPages(ticker, params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: `/predictions/events/${seg(ticker)}/history`,
         resource: `event history ${ticker}`,
+        rowKey: 'history_id',
         query: {
           limit: params.limit ?? DEFAULT_PAGE,
           cursor: params.cursor,
@@ -376,7 +463,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, EventHistoryEnvelope, (env) => ({
-        rows: parseRows(HistorySnapshot, env.data, call.resource, 'history_id'),
+        rows: parseRows(HistorySnapshot, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
         eventTicker: env.event_ticker,
@@ -409,10 +496,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     kpiPages(params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: '/predictions/kpi-events',
         resource: 'kpi board',
+        rowKey: 'id',
         query: {
           status: params.status,
           sort: params.sort,
@@ -423,7 +511,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, KpiBoardEnvelope, (env) => ({
-        rows: parseRows(KpiRow, env.data, call.resource, 'id'),
+        rows: parseRows(KpiRow, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
         asOf: env.as_of,
@@ -446,10 +534,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     marketsWithEdgePages(params = {}) {
-      const call: Call = {
+      const call: ListCall = {
         method: 'GET',
         path: '/predictions/venuea/markets-with-edge',
         resource: 'markets with edge',
+        rowKey: 'event_ticker',
         query: {
           run_id: params.runId,
           category: params.category,
@@ -464,7 +553,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
       };
       return paginate(call, RankingEnvelope, (env) => ({
-        rows: parseRows(RankingRow, env.data, call.resource, 'event_ticker'),
+        rows: parseRows(RankingRow, env.data, call),
         nextCursor: env.next_cursor,
         hasMore: env.has_more,
         runId: env.run_id,
@@ -474,15 +563,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     async edge(tickers, runId) {
-      const resource = 'model edge';
-      const body = await send({
+      const call: ListCall = {
         method: 'POST',
         path: '/predictions/venuea/markets/edge',
         body: runId === undefined ? { tickers } : { tickers, run_id: runId },
-        resource,
-      });
-      const env = parseOne(ModelEdgeEnvelope, body, resource);
-      return { ...env, data: parseRows(ModelEdgeRow, env.data, resource, 'input_ticker') };
+        resource: 'model edge',
+        rowKey: 'input_ticker',
+      };
+      const env = parseOne(ModelEdgeEnvelope, await send(call), call.resource);
+      return { ...env, data: parseRows(ModelEdgeRow, env.data, call) };
     },
 
     async close() {

@@ -3,12 +3,16 @@
 // Nothing here may carry the API key: causes are rebuilt from name/code/message only (undici
 // errors can reference requests that hold the Authorization header) and texts are redacted.
 import type { z } from 'zod';
+import { redact } from '../core/redact.ts';
 
 export type GenericApiErrorCode =
   | `http_${number}`
   | 'network_error'
   | 'timeout'
   | 'invalid_response'
+  | 'response_too_large'
+  | 'page_limit'
+  | 'time_limit'
   | 'client_closed';
 
 export interface ApiErrorInit {
@@ -49,42 +53,40 @@ export class ApiError extends Error {
   }
 }
 
-/** Replaces every occurrence of the secret in a text. */
-export function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('[redacted]') : text;
-}
-
 /**
  * A plain Error holding only the name, code and message of a low-level error (and of its
  * causes, a few levels deep), redacted: safe to attach as `cause`.
  */
-export function safeCause(err: unknown, secret: string | undefined, depth = 0): Error | undefined {
+export function safeCause(err: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): Error | undefined {
   if (err === undefined || err === null || depth > 3) return undefined;
   const source = err instanceof Error ? err : new Error(String(err));
-  const inner = safeCause((source as { cause?: unknown }).cause, secret, depth + 1);
-  const copy = new Error(redact(source.message, secret), inner ? { cause: inner } : undefined);
+  const inner = safeCause((source as { cause?: unknown }).cause, secrets, depth + 1);
+  const copy = new Error(redact(source.message, secrets), inner ? { cause: inner } : undefined);
   copy.name = source.name;
   const code = (source as { code?: unknown }).code;
   if (typeof code === 'string') Object.assign(copy, { code });
   return copy;
 }
 
-/** Error text of an API body: `{error: {code, message}}` (reports) or `{detail}` (others). */
-export function parseErrorBody(body: unknown): { code?: string; message?: string } {
+/**
+ * Error text of an API body: `{error: {code, message}}` (reports) or `{detail}` (others). Every
+ * string is redacted: a hostile or buggy server may echo the Authorization header anywhere.
+ */
+export function parseErrorBody(body: unknown, secrets: ReadonlyArray<string | undefined>): { code?: string; message?: string } {
   if (typeof body !== 'object' || body === null) return {};
   const record = body as Record<string, unknown>;
   const error = record['error'];
   if (typeof error === 'object' && error !== null) {
     const { code, message } = error as Record<string, unknown>;
     return {
-      ...(typeof code === 'string' && code !== '' ? { code } : {}),
-      ...(typeof message === 'string' ? { message } : {}),
+      ...(typeof code === 'string' && code !== '' ? { code: redact(code, secrets) } : {}),
+      ...(typeof message === 'string' ? { message: redact(message, secrets) } : {}),
     };
   }
   const detail = record['detail'];
-  if (typeof detail === 'string') return { message: detail };
+  if (typeof detail === 'string') return { message: redact(detail, secrets) };
   // 422 validation details may be a list of objects.
-  if (detail !== undefined) return { message: JSON.stringify(detail).slice(0, 500) };
+  if (detail !== undefined) return { message: redact(JSON.stringify(detail).slice(0, 500), secrets) };
   return {};
 }
 

@@ -9,3 +9,11 @@ export function parseDuration(text: string): number | undefined {
   const value = Number(match[1]) * UNIT_MS[match[2]!]!;
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
+
+/** A duration written in its largest whole unit (`10m`, `90s`, `300ms`), for messages. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    if (ms >= UNIT_MS[unit]! && ms % UNIT_MS[unit]! === 0) return `${ms / UNIT_MS[unit]!}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -59,7 +59,8 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
     const method = (req.method ?? 'GET').toUpperCase();
     const query: Record<string, string> = {};
     for (const [k, v] of url.searchParams) query[k] = v;
-    requests.push({ method, path: url.pathname, query });
+    const request: SandboxRequest = { method, path: url.pathname, query };
+    requests.push(request);
     const body = await readBody(req);
     const inner = url.pathname.startsWith('/v1/') ? url.pathname.slice(3) : null;
     const family = familyOf(inner ?? '');
@@ -68,7 +69,7 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
     if (fault?.delayMs) await sleep(fault.delayMs);
     if (fault && (fault.status !== undefined || fault.body !== undefined)) {
       const status = fault.status ?? 200;
-      const text = fault.body ?? JSON.stringify(errorBody(family, status, `Injected fault: HTTP ${status}`));
+      const text = typeof fault.body === 'function' ? fault.body(request) : (fault.body ?? JSON.stringify(errorBody(family, status, `Injected fault: HTTP ${status}`)));
       send(res, status, text, fault.headers);
       return;
     }

@@ -26,8 +26,8 @@ export interface Fault {
   count?: number;
   /** Answer with this status (body: the endpoint's documented error envelope unless `body` is given). */
   status?: number;
-  /** Raw body to send, e.g. malformed JSON. */
-  body?: string;
+  /** Raw body to send, e.g. malformed JSON; a function makes one per request (e.g. pages that never end). */
+  body?: string | ((request: SandboxRequest) => string);
   headers?: Record<string, string>;
   /** Wait this long before answering; with no status/body, then answer normally. */
   delayMs?: number;

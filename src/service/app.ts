@@ -55,7 +55,13 @@ export async function connectApi(config: Config, options: ConnectApiOptions = {}
     baseUrl = sandbox.url;
   }
   // The sandbox accepts any Bearer key when none is configured; the real API needs the user's.
-  const api = createApiClient({ baseUrl, apiKey: config.apiKey ?? (onSandbox ? 'sandbox' : undefined), onRequest: options.onRequest });
+  const api = createApiClient({
+    baseUrl,
+    apiKey: config.apiKey ?? (onSandbox ? 'sandbox' : undefined),
+    maxPages: config.maxPages,
+    maxResponseBytes: config.maxResponseBytes,
+    onRequest: options.onRequest,
+  });
   return {
     api,
     sandbox,

@@ -3,9 +3,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/receivers.ts';
 import { ApiError, backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
 
 const KEY = 'sk-test-SECRET-4242';
+const MB = 1024 * 1024;
 
 interface Received {
   method: string;
@@ -152,6 +154,28 @@ describe('api client on a local server', () => {
     expect(err.message).toContain('repeated');
   });
 
+  it('ends a page chain that never ends at maxPages, naming the list and the cap', async () => {
+    // Fresh rows and a fresh cursor on every page; the server gives up by itself after 500.
+    const { url, received } = await serve((_req, res, n) => json(res, 200, page([eventRow(`E-${n}`)], n < 500 ? `c${n}` : null)));
+    const seen: string[] = [];
+    const walk = async () => {
+      for await (const p of client(url, { maxPages: 20 }).eventPages()) seen.push(...p.rows.map((r) => r.event_ticker));
+    };
+    const err = await rejection(walk());
+    expect(err).toMatchObject({ code: 'page_limit', retryable: false, resource: 'events list' });
+    expect(err.message).toBe('events list: page_limit: 20 pages read and has_more is still true; EDGEWATCH_MAX_PAGES (20) caps the pages one poll reads from one list');
+    expect(received).toHaveLength(20);
+    expect(seen).toHaveLength(20);
+  });
+
+  it('ends a walk of a list that takes longer than maxListMs', async () => {
+    const { url, received } = await serve((_req, res, n) => setTimeout(() => json(res, 200, page([eventRow(`S-${n}`)], n < 100 ? `c${n}` : null)), 40));
+    const err = await rejection(collect(client(url, { maxListMs: 300 }).eventPages()));
+    expect(err).toMatchObject({ code: 'time_limit', retryable: false, resource: 'events list' });
+    expect(err.message).toMatch(/^events list: time_limit: still paging after 300ms \(\d+ pages\); one poll reads one list for at most 300ms$/);
+    expect(received.length).toBeLessThan(50);
+  });
+
   it('retries a 429 after its Retry-After seconds, then succeeds', async () => {
     const { url, received } = await serve((_req, res, n) => {
       if (n === 1) json(res, 429, { detail: 'slow down' }, { 'retry-after': '1' });
@@ -240,6 +264,41 @@ describe('api client on a local server', () => {
     expect(err.message).toContain('not JSON');
   });
 
+  it('refuses a body whose Content-Length is over the cap, once, without retrying, naming the endpoint and the cap', async () => {
+    const run = { run_id: 'r1', status: 'processing', venue: 'venuea', event_ticker: 'X', requested_url: null, padding: 'x'.repeat(3 * MB) };
+    const size = Buffer.byteLength(JSON.stringify(run));
+    const { url, received } = await serve((_req, res) => json(res, 200, run, { 'content-length': String(size) }));
+    const err = await rejection(client(url, { maxResponseBytes: MB, retries: 4 }).runStatus('r1'));
+    expect(err).toMatchObject({ code: 'response_too_large', status: 200, retryable: false, resource: 'run r1' });
+    expect(err.message).toBe(`run r1: response_too_large (HTTP 200): GET /predictions/reports/status/r1 sent ${size} bytes, over the 1 MB limit (EDGEWATCH_MAX_RESPONSE_MB)`);
+    expect(received).toHaveLength(1);
+  });
+
+  it('stops reading a body without Content-Length at the cap instead of buffering it whole', async () => {
+    let written = 0;
+    let closedEarly = false;
+    const { url, received } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const limit = 64 * MB;
+      res.on('close', () => (closedEarly = written < limit));
+      const pump = (): void => {
+        while (written < limit && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const err = await rejection(collect(client(url, { maxResponseBytes: MB, retries: 2 }).eventPages()));
+    expect(err).toMatchObject({ code: 'response_too_large', retryable: false, resource: 'events list' });
+    expect(err.message).toContain('GET /predictions/events sent more than 1048576 bytes, over the 1 MB limit');
+    expect(received).toHaveLength(1);
+    await waitFor(() => closedEarly, 5_000, 'the server to see the connection closed');
+    expect(written).toBeLessThan(16 * MB);
+  });
+
   it('accepts and keeps fields it does not know, nested ones too', async () => {
     const research = { sources: [{ url: 'https://a.example.com', title: null, lanes: ['curated'], rank: 3 }], brand_new: { x: 1 } };
     const { url } = await serve((_req, res) => json(res, 200, { ...page([eventRow('D-1', { research, new_metric: 4.2 })], null), as_of_v2: 'x' }));
@@ -254,6 +313,22 @@ describe('api client on a local server', () => {
     expect(err.code).toBe('invalid_response');
     expect(err.retryable).toBe(false);
     expect(err.message).toBe('events list: row KXFED-25DEC: field edge_pp: expected number, received string');
+  });
+
+  it('refuses an object nested too deep (which would overflow the stack later), naming the list, the row and the field', async () => {
+    const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const rowText = (ticker: string, research: string) => JSON.stringify(eventRow(ticker, { research: null })).replace('"research":null', `"research":${research}`);
+    const { url } = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url!.includes('/status/')) res.end(`{"run_id":"r9","status":"completed","venue":"venuea","event_ticker":null,"requested_url":null,"extra":${deep(20_000)}}`);
+      else res.end(`{"data":[${rowText('KXOK', deep(50))},${rowText('KXDEEP', deep(20_000))}],"next_cursor":null,"has_more":false}`);
+    });
+    const c = client(url);
+    const err = await rejection(collect(c.eventPages()));
+    expect(err).toMatchObject({ code: 'invalid_response', retryable: false, resource: 'events list' });
+    expect(err.message).toBe('events list: row KXDEEP: field research: nested more than 100 levels deep');
+    const single = await rejection(c.runStatus('r9'));
+    expect(single.message).toBe('run r9: field extra: nested more than 100 levels deep');
   });
 
   it('names a nested field path and an object resource', async () => {
@@ -278,6 +353,30 @@ describe('api client on a local server', () => {
     expect(netErr.cause).toBeInstanceOf(Error);
     expect(Object.keys(netErr.cause as object)).not.toContain('socket');
     expect(allText(netErr)).not.toContain(KEY);
+  });
+
+  it('redacts the key from every string of an error body: code, message, URL-encoded and base64 copies', async () => {
+    const key = 'sk/live+SECRET=key&42';
+    const copies = [
+      `Bearer ${key}`,
+      encodeURIComponent(`Bearer ${key}`),
+      Buffer.from(`Bearer ${key}`).toString('base64'),
+      Buffer.from(`${key}`).toString('base64url'),
+      Buffer.from(`x:${key}`).toString('base64'),
+    ];
+    const { url } = await serve((_req, res, n) =>
+      json(res, n === 1 ? 500 : 400, { error: { code: `boom ${copies.join(' ')}`, message: `echo ${copies.join(' ')}`, type: 'x', param: null } }),
+    );
+    const err = await rejection(client(url, { apiKey: key, retries: 1 }).runStatus('r1'));
+    expect(err.status).toBe(400);
+    expect(err.code).toContain('[redacted]');
+    const text = allText(err);
+    for (const form of [key, encodeURIComponent(key), ...copies.slice(2)]) expect(text).not.toContain(form);
+    // The key's base64 at any byte offset: no 8-character run of it survives.
+    for (const offset of ['', 'x', 'xy']) {
+      const core = Buffer.from(`${offset}${key}`).toString('base64').slice(4, 12);
+      expect(text).not.toContain(core);
+    }
   });
 
   it('reports a refused connection as a retryable network_error', async () => {

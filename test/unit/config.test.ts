@@ -14,6 +14,8 @@ describe('readConfig', () => {
       deliveryAttempts: 10,
       logLevel: 'info',
       slackGroupAbove: 10,
+      maxPages: 2000,
+      maxResponseBytes: 32 * 1024 * 1024,
       pollIntervals: { events: undefined, kpis: undefined, reports: undefined, runs: undefined },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -27,8 +29,12 @@ describe('readConfig', () => {
       EDGEWATCH_POLL_KPIS: '',
       EDGEWATCH_PORT: '0',
       EDGEWATCH_SLACK_GROUP_ABOVE: '25',
+      EDGEWATCH_MAX_PAGES: '50',
+      EDGEWATCH_MAX_RESPONSE_MB: '0.5',
       SMTP_URL: '',
     });
+    expect(config.maxPages).toBe(50);
+    expect(config.maxResponseBytes).toBe(512 * 1024);
     expect(config.apiUrl).toBe('https://api.example.com/v1');
     expect(config.pollIntervals).toEqual({ events: 90_000, kpis: undefined, reports: 7_200_000, runs: undefined });
     expect(config.port).toBe(0);
@@ -42,6 +48,8 @@ describe('readConfig', () => {
     ['EDGEWATCH_LOG_LEVEL', 'loud', /EDGEWATCH_LOG_LEVEL/],
     ['SMTP_URL', 'mail.example.com', /SMTP_URL: must start with smtp:\/\/ or smtps:\/\//],
     ['EDGEWATCH_API_URL', 'not a url', /EDGEWATCH_API_URL/],
+    ['EDGEWATCH_MAX_PAGES', '0', /EDGEWATCH_MAX_PAGES/],
+    ['EDGEWATCH_MAX_RESPONSE_MB', 'lots', /EDGEWATCH_MAX_RESPONSE_MB/],
   ])('names the variable %s when its value %s is invalid', (name, value, message) => {
     expect(() => readConfig({ [name]: value })).toThrow(message);
   });

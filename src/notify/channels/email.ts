@@ -1,7 +1,8 @@
 // Email through nodemailer over SMTP.
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { DeliveryOutcome } from '../../core/types.ts';
-import { delivered, errorMessage, failed, redact } from './outcome.ts';
+import { redact } from '../../core/redact.ts';
+import { delivered, errorMessage, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface EmailMessage {

@@ -1,5 +1,4 @@
 export type { Notifier } from './types.ts';
-export { redact } from './outcome.ts';
 export type { SlackMessage, SlackNotifierOptions, SlackPoster } from './slack.ts';
 export { createSlackClient, createSlackNotifier, slackOutcome } from './slack.ts';
 export type { EmailMessage, EmailNotifierOptions, MailTransport } from './email.ts';

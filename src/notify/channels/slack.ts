@@ -10,7 +10,8 @@ import {
   type WebAPIRequestError,
 } from '@slack/web-api';
 import type { DeliveryOutcome } from '../../core/types.ts';
-import { delivered, errorMessage, failed, redact } from './outcome.ts';
+import { redact } from '../../core/redact.ts';
+import { delivered, errorMessage, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface SlackMessage {
