@@ -1,4 +1,4 @@
-// Opens the SQLite database (WAL, busy timeout) and applies the migrations, idempotently.
+// Opens the SQLite database (WAL, busy timeout) and applies the pending migrations in one transaction.
 import { mkdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -39,7 +39,12 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
     throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
-  await migrateToLatest(db);
+  try {
+    await migrateSqlite(db, raw, file);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   return {
     db,
     raw,
@@ -62,9 +67,42 @@ const migrationFolder: MigrationProvider = {
   },
 };
 
+// kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL),
+// so a process killed between two statements of a migration left tables without their
+// kysely_migration row, and every later open failed. SQLite does have transactional DDL: every
+// pending migration and its row commit together or not at all. IMMEDIATE takes the write lock
+// first, so a second process creating the same database waits (busy timeout) and then finds
+// nothing left to do. An up-to-date database is not locked at all, so opening it never waits.
+async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database, file: string): Promise<void> {
+  if ((await pendingMigrations(db)).length === 0) return;
+  try {
+    raw.exec('BEGIN IMMEDIATE');
+  } catch (cause) {
+    throw new EdgewatchError('STORE_FAILED', `cannot migrate database ${file}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    await migrateToLatest(db);
+    raw.exec('COMMIT');
+  } finally {
+    if (raw.inTransaction) raw.exec('ROLLBACK');
+  }
+}
+
+function migrator(db: Kysely<Database>): Migrator {
+  return new Migrator({ db, provider: migrationFolder });
+}
+
+async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
+  return (await migrator(db).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/**
+ * Applies the pending migrations with kysely's Migrator, which keeps its bookkeeping in
+ * kysely_migration and kysely_migration_lock. On a dialect with transactional DDL (PostgreSQL) it
+ * runs them in one transaction under its own lock; on SQLite, openStore wraps it in one.
+ */
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationFolder });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new EdgewatchError('STORE_FAILED', `migration ${failed} failed: ${(error as Error).message}`, { cause: error });
