@@ -2,3 +2,4 @@ export * from './types.ts';
 export * from './errors.ts';
 export * from './duration.ts';
 export * from './retry-after.ts';
+export * from './suggest.ts';
