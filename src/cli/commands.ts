@@ -1,5 +1,4 @@
-// One function per command; each returns its exit code.
-import type { ParseArgsConfig } from 'node:util';
+// One function per command; each returns its exit code. Arguments are parsed in args.ts.
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { formatProblem } from '../rules/index.ts';
@@ -10,29 +9,17 @@ import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
 import { startGeneration } from '../sources/index.ts';
 import { listAlerts, listRuns } from '../store/index.ts';
 import { describeError } from '../service/cycle.ts';
+import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {
-  values: Record<string, string | boolean | undefined | Array<string | boolean>>;
+  values: OptionValues;
   positionals: string[];
   config: Config;
 }
 
 export interface Command {
-  options: NonNullable<ParseArgsConfig['options']>;
   run(ctx: CommandContext): Promise<number>;
 }
-
-export const USAGE = `usage: edgewatch <command>
-
-  run                               the daemon: poll, evaluate rules, deliver, serve HTTP
-  poll --once [--dry-run]           one cycle; --dry-run prints what would fire and changes nothing
-  validate                          check every rule, channel and template
-  generate <venue> <event_key>      start a report generation (3 credits) and watch its run
-  runs                              the recorded generation runs and their status
-  alerts [--limit N] [--json]       recent alerts with their deliveries
-  digest --flush                    send every pending digest now
-  sandbox [--port P]                serve the simulated research API alone
-`;
 
 const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -51,7 +38,6 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 const validate: Command = {
-  options: {},
   async run({ config }) {
     let ruleSet;
     try {
@@ -75,7 +61,6 @@ const validate: Command = {
 };
 
 const poll: Command = {
-  options: { once: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
   async run({ values, config }) {
     if (!values.once) {
       err('edgewatch poll: only `poll --once` exists; the daemon is `edgewatch run`');
@@ -86,7 +71,6 @@ const poll: Command = {
 };
 
 const generate: Command = {
-  options: {},
   async run({ positionals, config }) {
     const [venue, eventKey] = positionals;
     if ((venue !== 'venuea' && venue !== 'venueb') || !eventKey || positionals.length !== 2) {
@@ -113,7 +97,6 @@ const generate: Command = {
 };
 
 const runs: Command = {
-  options: { json: { type: 'boolean' } },
   async run({ values, config }) {
     const store = await openConfiguredStore(config);
     try {
@@ -132,7 +115,6 @@ const runs: Command = {
 };
 
 const alerts: Command = {
-  options: { limit: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, config }) {
     const limit = values.limit === undefined ? 20 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1) {
@@ -162,7 +144,6 @@ const alerts: Command = {
 };
 
 const sandbox: Command = {
-  options: { port: { type: 'string' } },
   async run({ values, config }) {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -177,7 +158,6 @@ const sandbox: Command = {
 };
 
 const digest: Command = {
-  options: { flush: { type: 'boolean' } },
   async run({ values, config }) {
     if (!values.flush) {
       err('edgewatch digest: use `digest --flush` to send every pending digest now');
@@ -188,7 +168,6 @@ const digest: Command = {
 };
 
 const run: Command = {
-  options: {},
   async run({ config }) {
     const daemon = createDaemon({ config, out });
     await daemon.start();
@@ -204,4 +183,4 @@ const run: Command = {
   },
 };
 
-export const COMMANDS: Record<string, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };
+export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };

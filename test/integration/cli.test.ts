@@ -1,7 +1,7 @@
 // The command line as users and their scripts call it: real processes, the sandbox over HTTP.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -166,10 +166,62 @@ describe('edgewatch command line', () => {
     }
   });
 
-  it('rejects unknown commands and flags with usage', async () => {
-    expect((await runCli(['frobnicate'], env)).code).toBe(2);
+  it('rejects unknown commands and options in one line naming them, with a suggestion, and exits 2', async () => {
+    const unknownCommand = await runCli(['alert'], env);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toMatch(/^edgewatch: unknown command alert \(did you mean alerts\?\)\n\nusage: edgewatch <command>\n/);
     const badFlag = await runCli(['alerts', '--limt', '3'], env);
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr).toMatch(/limt/);
+    expect(badFlag.stderr).toBe('edgewatch alerts: unknown option --limt (did you mean --limit?)\n');
+    const cases: Array<[string[], string]> = [
+      [['alerts', '--limit'], 'edgewatch alerts: option --limit needs a value (--limit N)\n'],
+      [['alerts', '--json=yes'], 'edgewatch alerts: option --json takes no value\n'],
+      [['runs', 'all'], 'edgewatch runs: unexpected argument all (usage: edgewatch runs [--json])\n'],
+      [['generate', 'venuea'], 'edgewatch generate: missing <event_key> (usage: edgewatch generate <venue> <event_key>)\n'],
+      [['poll', '-x'], 'edgewatch poll: unknown option -x (usage: edgewatch poll --once [--dry-run])\n'],
+    ];
+    for (const [args, stderr] of cases) expect(await runCli(args, env)).toEqual({ code: 2, stdout: '', stderr });
+  });
+
+  it('prints the version with --version, exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    expect(await runCli(['--version'], {})).toEqual({ code: 0, stdout: `edgewatch ${version}\n`, stderr: '' });
+  });
+
+  it('prints every command\'s own usage with <command> --help, exit 0, whatever else is on the line', async () => {
+    for (const [args, usage] of [
+      [['run', '--help'], 'usage: edgewatch run\n'],
+      [['poll', '--help'], 'usage: edgewatch poll --once [--dry-run]\n'],
+      [['validate', '-h'], 'usage: edgewatch validate\n'],
+      [['generate', '--help'], 'usage: edgewatch generate <venue> <event_key>\n'],
+      [['runs', '--help'], 'usage: edgewatch runs [--json]\n'],
+      [['alerts', '--limt', '--help'], 'usage: edgewatch alerts [--limit N] [--json]\n'],
+      [['digest', '--help'], 'usage: edgewatch digest --flush\n'],
+      [['sandbox', '--help'], 'usage: edgewatch sandbox [--port P]\n'],
+      [['help', 'alerts'], 'usage: edgewatch alerts [--limit N] [--json]\n'],
+    ] as Array<[string[], string]>) {
+      const result = await runCli(args, env);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout.startsWith(usage)).toBe(true);
+      expect(result.stdout).toMatch(/-h, --help +show this help\n$/);
+    }
+    const alerts = (await runCli(['alerts', '--help'], env)).stdout;
+    expect(alerts).toMatch(/^ {2}--limit N +how many alerts, newest first \(default 20\)$/m);
+    const general = await runCli(['--help'], {});
+    expect(general.code).toBe(0);
+    expect(general.stdout).toMatch(/^ {2}generate <venue> <event_key> +start a report generation/m);
+  });
+
+  it('warns on standard error about a misspelt EDGEWATCH_ variable, and carries on', async () => {
+    const result = await runCli(['alerts', '--json'], { ...env, EDGEWATCH_POLL_EVNETS: '5m' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('edgewatch: warning: unknown variable EDGEWATCH_POLL_EVNETS, did you mean EDGEWATCH_POLL_EVENTS?\n');
+    expect(Array.isArray(JSON.parse(result.stdout))).toBe(true);
+  });
+
+  it('names the variable and what it needs when a duration is zero', async () => {
+    const result = await runCli(['poll', '--once'], { ...env, EDGEWATCH_POLL_EVENTS: '0s' });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'edgewatch: EDGEWATCH_POLL_EVENTS: must be at least 1s: 0s\n' });
   });
 });
