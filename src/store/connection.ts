@@ -1,5 +1,5 @@
 // Opens the SQLite database (WAL, busy timeout) and applies the migrations, idempotently.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,7 +24,7 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') createFolderOf(file);
   let raw: SqliteDatabase.Database;
   try {
     raw = new SqliteDatabase(file);
@@ -47,6 +47,24 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
       await db.destroy();
     },
   };
+}
+
+function createFolderOf(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (cause) {
+    const { code } = cause as NodeJS.ErrnoException;
+    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `${existingAncestor(folder)} is a file, not a folder` : (cause as Error).message;
+    throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${reason}`, { cause });
+  }
+}
+
+/** The deepest path at or above `dir` that exists (the file in the way, when a folder cannot be made). */
+function existingAncestor(dir: string): string {
+  let current = dir;
+  while (!existsSync(current) && path.dirname(current) !== current) current = path.dirname(current);
+  return current;
 }
 
 // Like kysely's FileMigrationProvider, but the import runs from our own code, so the TypeScript

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
@@ -223,5 +224,29 @@ describe('edgewatch command line', () => {
   it('names the variable and what it needs when a duration is zero', async () => {
     const result = await runCli(['poll', '--once'], { ...env, EDGEWATCH_POLL_EVENTS: '0s' });
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'edgewatch: EDGEWATCH_POLL_EVENTS: must be at least 1s: 0s\n' });
+  });
+
+  it('says in one line which database path cannot be used when its parent is a file, for every command', async () => {
+    const file = path.join(dir, 'not-a-folder');
+    writeFileSync(file, '');
+    const dbPath = path.join(file, 'edgewatch.db');
+    const line = `edgewatch: cannot open database ${dbPath}: ${file} is a file, not a folder\n`;
+    expect(await runCli(['alerts'], { ...env, EDGEWATCH_DB: dbPath })).toEqual({ code: 1, stdout: '', stderr: line });
+    expect(await runCli(['run'], { ...env, EDGEWATCH_DB: dbPath, EDGEWATCH_PORT: '0' })).toEqual({ code: 1, stdout: '', stderr: line });
+  });
+
+  it('ends poll --once in one line naming the database and the cause when the disk is full during delivery, exit 1', async () => {
+    const fullEnv = { ...env, EDGEWATCH_DB: path.join(dir, 'full.db') };
+    const [ticker] = sandbox.world.eventTickers();
+    sandbox.world.updateEvent(ticker!, { edge_pp: 2 });
+    expect((await runCli(['poll', '--once'], fullEnv)).code).toBe(0);
+    sandbox.world.updateEvent(ticker!, { edge_pp: 15 });
+    // The alert and its delivery are stored; settling the delivery then fails, as on a full disk.
+    const other = new SqliteDatabase(fullEnv.EDGEWATCH_DB);
+    other.exec("CREATE TRIGGER disk_full BEFORE UPDATE ON deliveries BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    other.close();
+    const result = await runCli(['poll', '--once'], fullEnv);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`edgewatch: database ${fullEnv.EDGEWATCH_DB}: database or disk is full (SQLITE_CONSTRAINT_TRIGGER)\n`);
   });
 });
