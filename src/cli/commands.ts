@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
-import { connectApi, loadRulesAndTemplates, openConfiguredStore } from '../service/app.ts';
+import { connectApi, loadRulesAndTemplates, openConfiguredStore, runningSandbox } from '../service/app.ts';
 import { createDaemon } from '../service/daemon.ts';
 import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
 import { startGeneration } from '../sources/index.ts';
@@ -72,25 +72,32 @@ const poll: Command = {
 
 const generate: Command = {
   async run({ positionals, config }) {
-    const [venue, eventKey] = positionals;
-    if ((venue !== 'venuea' && venue !== 'venueb') || !eventKey || positionals.length !== 2) {
-      err('usage: edgewatch generate <venuea|venueb> <event_key>');
+    const [venue, eventKey] = positionals as [string, string];
+    if (venue !== 'venuea' && venue !== 'venueb') {
+      err(`edgewatch generate: unknown venue ${venue} (venuea or venueb)`);
       return 2;
     }
     const store = await openConfiguredStore(config);
-    // With no API URL, the run goes to the sandbox of a daemon running on this database, which
-    // then watches it; otherwise to a sandbox of its own, which nothing will poll.
-    const connection = await connectApi(config, { sandboxSpeed: 0, reuseSandboxOf: store });
-    if (connection.sandbox) err('edgewatch generate: no daemon is running on the built-in sandbox (start `npm start` first): this run goes to a throwaway sandbox');
     try {
-      const run = await startGeneration(store, connection.api, venue, eventKey, new Date());
-      out(run.runId);
-      return 0;
-    } catch (error) {
-      err(`edgewatch generate: refused: ${describeError(error)}`);
-      return 1;
+      // On the built-in sandbox, only the sandbox of a daemon running on this database knows the
+      // run, and that daemon watches it; a sandbox of this command's own would end with it.
+      const sandboxUrl = config.apiUrl === undefined ? await runningSandbox(store) : undefined;
+      if (config.apiUrl === undefined && sandboxUrl === undefined) {
+        err('edgewatch generate: no daemon is running on the built-in sandbox, so nothing would watch the run: start one with `npm start` first (or set EDGEWATCH_API_URL)');
+        return 1;
+      }
+      const connection = await connectApi(config, { sandboxUrl });
+      try {
+        const run = await startGeneration(store, connection.api, venue, eventKey, new Date());
+        out(`run ${run.runId} started for ${venue}/${eventKey} (3 credits); the daemon will announce its completion`);
+        return 0;
+      } catch (error) {
+        err(`edgewatch generate: refused: ${describeError(error)}`);
+        return 1;
+      } finally {
+        await connection.close();
+      }
     } finally {
-      await connection.close();
       await store.close();
     }
   },

@@ -110,8 +110,8 @@ describe('edgewatch command line', () => {
     const ticker = sandbox.world.addEvent(); // new events are open, on venuea
     const started = await runCli(['generate', 'venuea', ticker], env);
     expect(started.code).toBe(0);
-    const runId = started.stdout.trim();
-    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    const runId = /^run ([0-9a-f-]{36}) started for (\S+) \(3 credits\); the daemon will announce its completion\n$/.exec(started.stdout)?.[1];
+    expect(started.stdout).toBe(`run ${runId} started for venuea/${ticker} (3 credits); the daemon will announce its completion\n`);
 
     const runs = await runCli(['runs'], env);
     expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+processing`));
@@ -248,5 +248,16 @@ describe('edgewatch command line', () => {
     const result = await runCli(['poll', '--once'], fullEnv);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`edgewatch: database ${fullEnv.EDGEWATCH_DB}: database or disk is full (SQLITE_CONSTRAINT_TRIGGER)\n`);
+  });
+
+  it('refuses to generate on the built-in sandbox when no daemon runs to watch the run: exit 1, nothing started or recorded', async () => {
+    const alone = { EDGEWATCH_DB: path.join(dir, 'no-daemon.db'), EDGEWATCH_RULES: env.EDGEWATCH_RULES! };
+    const result = await runCli(['generate', 'venuea', sandbox.world.eventTickers()[0]!], alone);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'edgewatch generate: no daemon is running on the built-in sandbox, so nothing would watch the run: start one with `npm start` first (or set EDGEWATCH_API_URL)\n',
+    });
+    expect(JSON.parse((await runCli(['runs', '--json'], alone)).stdout)).toEqual([]);
   });
 });
