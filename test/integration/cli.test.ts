@@ -110,7 +110,7 @@ describe('edgewatch command line', () => {
     const ticker = sandbox.world.addEvent(); // new events are open, on venuea
     const started = await runCli(['generate', 'venuea', ticker], env);
     expect(started.code).toBe(0);
-    const runId = /^run ([0-9a-f-]{36}) started for (\S+) \(3 credits\); the daemon will announce its completion\n$/.exec(started.stdout)?.[1];
+    const runId = /^run ([0-9a-f-]{36}) started for (\S+) \(3 credits\); the daemon will announce its completion\n$/.exec(started.stdout)?.[1] ?? 'none printed';
     expect(started.stdout).toBe(`run ${runId} started for venuea/${ticker} (3 credits); the daemon will announce its completion\n`);
 
     const runs = await runCli(['runs'], env);
@@ -259,5 +259,19 @@ describe('edgewatch command line', () => {
       stderr: 'edgewatch generate: no daemon is running on the built-in sandbox, so nothing would watch the run: start one with `npm start` first (or set EDGEWATCH_API_URL)\n',
     });
     expect(JSON.parse((await runCli(['runs', '--json'], alone)).stdout)).toEqual([]);
+  });
+
+  it('says that the first poll is a baseline that fires nothing, with --dry-run too', async () => {
+    const fresh = { ...env, EDGEWATCH_DB: path.join(dir, 'fresh.db') };
+    const baseline = 'edgewatch poll: first poll of events, kpis: a baseline, which stores what it sees and fires nothing';
+    const dry = await runCli(['poll', '--once', '--dry-run'], fresh);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toBe('');
+    expect(dry.stderr).toContain(`${baseline} (--dry-run stored nothing, so the next poll is the baseline again)\n`);
+    const real = await runCli(['poll', '--once'], fresh);
+    expect(real.code).toBe(0);
+    expect(real.stderr).toContain(`${baseline} (the next poll fires on what changed since)\n`);
+    const after = await runCli(['poll', '--once', '--dry-run'], fresh);
+    expect(after.stderr).not.toContain('baseline');
   });
 });
