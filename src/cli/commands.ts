@@ -1,6 +1,7 @@
 // One function per command; each returns its exit code. Arguments are parsed in args.ts.
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
+import { stripControl } from '../render/index.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore, runningSandbox } from '../service/app.ts';
@@ -26,6 +27,11 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' :
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+/** A table row: API text in it (names, summaries, errors) may hold terminal escape sequences. */
+const row = (line: string): void => out(stripControl(line));
+/** JSON keeps the data as it came; C1 controls and DEL, which JSON.stringify leaves raw, are escaped. */
+const json = (value: unknown): void =>
+  out(JSON.stringify(value, null, 2).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 const err = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
@@ -109,11 +115,11 @@ const runs: Command = {
     try {
       const rows = await listRuns(store);
       if (values.json) {
-        out(JSON.stringify(rows, null, 2));
+        json(rows);
         return 0;
       }
       if (rows.length === 0) out('no generation runs recorded (start one with: edgewatch generate <venue> <event_key>)');
-      for (const run of rows) out(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
+      for (const run of rows) row(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
       return 0;
     } finally {
       await store.close();
@@ -132,15 +138,15 @@ const alerts: Command = {
     try {
       const rows = await listAlerts(store, limit);
       if (values.json) {
-        out(JSON.stringify(rows, null, 2));
+        json(rows);
         return 0;
       }
       if (rows.length === 0) out('no alerts yet');
       for (const alert of rows) {
-        out(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
+        row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
         for (const d of alert.deliveries) {
           const error = d.last_error ? `  last error: ${d.last_error}` : '';
-          out(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
+          row(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
         }
       }
       return 0;

@@ -274,4 +274,35 @@ describe('edgewatch command line', () => {
     const after = await runCli(['poll', '--once', '--dry-run'], fresh);
     expect(after.stderr).not.toContain('baseline');
   });
+
+  it('strips terminal escape sequences and control characters from API text in the alerts and runs tables', async () => {
+    const escapes = { ...env, EDGEWATCH_DB: path.join(dir, 'escapes.db') };
+    const ticker = sandbox.world.eventTickers()[5]!;
+    sandbox.world.updateEvent(ticker, { edge_pp: 1 });
+    expect((await runCli(['poll', '--once'], escapes)).code).toBe(0);
+    const evil = 'Evil\x1b[2J\x1b[H \x1b]0;pwned\x07name\x9b31m\tnow\x07';
+    sandbox.world.updateEvent(ticker, { edge_pp: 14, name: evil });
+    expect((await runCli(['poll', '--once'], escapes)).code).toBe(0);
+    // A run as an upstream could describe it (the sandbox's statuses are plain).
+    const other = new SqliteDatabase(escapes.EDGEWATCH_DB);
+    other
+      .prepare('INSERT INTO runs (run_id, venue, event_key, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run('00000000-0000-4000-8000-000000000001', 'venuea', 'KX\x1b]8;;https://evil.example\x1b\\LINK', 'completed\x1b[8m\n', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+    other.close();
+    const controls = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+
+    const alerts = await runCli(['alerts'], escapes);
+    expect(alerts.code).toBe(0);
+    expect(alerts.stdout).not.toMatch(controls);
+    expect(alerts.stdout).toMatch(new RegExp(`^\\S+ {2}\\[info\\] edge-over-10 {2}events/${ticker} {2}Evil name now: edge \\+14`, 'm'));
+    const runs = await runCli(['runs'], escapes);
+    expect(runs.stdout).not.toMatch(controls);
+    expect(runs.stdout).toMatch(/^00000000-0000-4000-8000-000000000001 {2}completed {3}venuea\/KXLINK {2}started /m);
+
+    // JSON keeps the data as it came, every control character escaped.
+    const listed = await runCli(['alerts', '--json'], escapes);
+    expect(listed.stdout).not.toMatch(controls);
+    const summaries = (JSON.parse(listed.stdout) as Array<{ entity: string; summary: string }>).filter((a) => a.entity === ticker).map((a) => a.summary);
+    expect(summaries).toEqual([expect.stringContaining('Evil\x1b[2J\x1b[H \x1b]0;pwned\x07name\x9b31m now\x07: edge')]);
+  });
 });
