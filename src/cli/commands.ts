@@ -111,7 +111,8 @@ const generate: Command = {
 
 const runs: Command = {
   async run({ values, config }) {
-    const store = await openConfiguredStore(config);
+    // Read-only: a database the user may only read (another user's, a read-only mount) lists too.
+    const store = await openConfiguredStore(config, { readonly: true });
     try {
       const rows = await listRuns(store);
       if (values.json) {
@@ -134,7 +135,8 @@ const alerts: Command = {
       err('edgewatch alerts: --limit takes a positive integer');
       return 2;
     }
-    const store = await openConfiguredStore(config);
+    // Read-only: a database the user may only read (another user's, a read-only mount) lists too.
+    const store = await openConfiguredStore(config, { readonly: true });
     try {
       const rows = await listAlerts(store, limit);
       if (values.json) {

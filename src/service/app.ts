@@ -80,6 +80,6 @@ export async function loadRulesAndTemplates(config: Config): Promise<LoadedRules
   return { ruleSet, templates };
 }
 
-export async function openConfiguredStore(config: Config): Promise<Store> {
-  return openStore(config.dbPath);
+export async function openConfiguredStore(config: Config, options: { readonly?: boolean } = {}): Promise<Store> {
+  return openStore(config.dbPath, options);
 }

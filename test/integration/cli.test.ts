@@ -1,12 +1,13 @@
 // The command line as users and their scripts call it: real processes, the sandbox over HTTP.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { BIN, runCli } from '../helpers/cli.ts';
+import { openStore } from '../../src/store/index.ts';
+import { BIN, runCli, type RunCliOptions } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/pipeline.ts';
 
 const RULES = `
@@ -304,5 +305,64 @@ describe('edgewatch command line', () => {
     expect(listed.stdout).not.toMatch(controls);
     const summaries = (JSON.parse(listed.stdout) as Array<{ entity: string; summary: string }>).filter((a) => a.entity === ticker).map((a) => a.summary);
     expect(summaries).toEqual([expect.stringContaining('Evil\x1b[2J\x1b[H \x1b]0;pwned\x07name\x9b31m now\x07: edge')]);
+  });
+});
+
+describe('a database the user may only read', () => {
+  // Root may write any file whatever its mode, so as root the commands run as nobody.
+  const reader: RunCliOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+  it('is listed by alerts and runs, its folder read-only too, and nothing is written', async () => {
+    const folder = path.join(dir, 'read-only');
+    mkdirSync(folder);
+    const readOnly = { ...env, EDGEWATCH_DB: path.join(folder, 'edgewatch.db') };
+    const ticker = sandbox.world.eventTickers()[7]!;
+    sandbox.world.updateEvent(ticker, { edge_pp: 1 });
+    expect((await runCli(['poll', '--once'], readOnly)).code).toBe(0);
+    sandbox.world.updateEvent(ticker, { edge_pp: 13 });
+    expect((await runCli(['poll', '--once'], readOnly)).code).toBe(0);
+    const other = new SqliteDatabase(readOnly.EDGEWATCH_DB);
+    other
+      .prepare('INSERT INTO runs (run_id, venue, event_key, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run('00000000-0000-4000-8000-000000000002', 'venuea', ticker, 'completed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+    other.close();
+    const written = statSync(readOnly.EDGEWATCH_DB).mtimeMs;
+    chmodSync(readOnly.EDGEWATCH_DB, 0o444);
+    chmodSync(folder, 0o555);
+    chmodSync(dir, 0o755);
+    try {
+      const alerts = await runCli(['alerts', '--json'], readOnly, reader);
+      expect(alerts.stderr).toBe('');
+      expect(alerts.code).toBe(0);
+      expect((JSON.parse(alerts.stdout) as Array<{ rule: string; entity: string }>).filter((a) => a.entity === ticker).map((a) => a.rule)).toEqual(['edge-over-10']);
+      const runs = await runCli(['runs'], readOnly, reader);
+      expect(runs.stderr).toBe('');
+      expect(runs.code).toBe(0);
+      expect(runs.stdout).toMatch(new RegExp(`^00000000-0000-4000-8000-000000000002 {2}completed {3}venuea/${ticker} `, 'm'));
+      expect(readdirSync(folder)).toEqual(['edgewatch.db']);
+      expect(statSync(readOnly.EDGEWATCH_DB).mtimeMs).toBe(written);
+    } finally {
+      chmodSync(folder, 0o755);
+      chmodSync(dir, 0o700);
+    }
+  });
+
+  it('says in one line that a database needs a migration, and leaves it as it was', async () => {
+    const dbPath = path.join(dir, 'old.db');
+    await (await openStore(dbPath)).close();
+    const other = new SqliteDatabase(dbPath);
+    const latest = other.prepare<[], { name: string }>('SELECT max(name) AS name FROM kysely_migration').get()!.name;
+    other.prepare('DELETE FROM kysely_migration WHERE name = ?').run(latest);
+    other.close();
+    for (const command of ['alerts', 'runs']) {
+      expect(await runCli([command], { ...env, EDGEWATCH_DB: dbPath })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `edgewatch: database ${dbPath} needs a migration to this version of edgewatch (${latest}): run a command that writes to it, such as edgewatch poll --once, with write access first\n`,
+      });
+    }
+    const after = new SqliteDatabase(dbPath, { readonly: true });
+    expect(after.prepare('SELECT name FROM kysely_migration WHERE name = ?').get(latest)).toBeUndefined();
+    after.close();
   });
 });
