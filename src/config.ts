@@ -1,21 +1,20 @@
 // Reads the environment once, validates it and freezes it. Nothing else reads process.env,
 // except rule files' `${NAME}` substitution, which is handed `env` from here.
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { parseDuration } from './core/duration.ts';
+import { parseDurationOrZero } from './core/duration.ts';
 import { EdgewatchError } from './core/errors.ts';
+import { closestName } from './core/suggest.ts';
 
-const duration = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((text, ctx) => {
-      const ms = parseDuration(text);
-      if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${text}` });
-        return z.NEVER;
-      }
-      return ms;
-    });
+/** A duration of at least a second: anything shorter would poll (or prune) in a busy loop. */
+const duration = z.string().transform((text, ctx) => {
+  const ms = parseDurationOrZero(text);
+  if (ms === undefined) ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${text}` });
+  else if (ms < 1_000) ctx.addIssue({ code: 'custom', message: `must be at least 1s: ${text}` });
+  return ms ?? z.NEVER;
+});
+
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
 const EnvSchema = z.object({
   EDGEWATCH_API_URL: z.url().optional(),
@@ -24,14 +23,19 @@ const EnvSchema = z.object({
   EDGEWATCH_RULES: z.string().default('./rules'),
   EDGEWATCH_TEMPLATES: z.string().default('./templates'),
   EDGEWATCH_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  /** Loopback by default: the HTTP server has no authentication. */
+  EDGEWATCH_HOST: z
+    .string()
+    .refine((host) => isIP(host) !== 0 || HOST_NAME.test(host), 'must be an IP address or a host name (127.0.0.1, or 0.0.0.0 for every interface)')
+    .default('127.0.0.1'),
   SLACK_BOT_TOKEN: z.string().min(1).optional(),
   SLACK_API_URL: z.url().optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
   EMAIL_FROM: z.string().default('edgewatch@localhost'),
-  EDGEWATCH_POLL_EVENTS: z.string().optional(),
-  EDGEWATCH_POLL_KPIS: z.string().optional(),
-  EDGEWATCH_POLL_REPORTS: z.string().optional(),
-  EDGEWATCH_POLL_RUNS: z.string().optional(),
+  EDGEWATCH_POLL_EVENTS: duration.optional(),
+  EDGEWATCH_POLL_KPIS: duration.optional(),
+  EDGEWATCH_POLL_REPORTS: duration.optional(),
+  EDGEWATCH_POLL_RUNS: duration.optional(),
   EDGEWATCH_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
@@ -39,12 +43,32 @@ const EnvSchema = z.object({
   /** More alerts than this for one Slack channel in one delivery pass go as one grouped message. */
   EDGEWATCH_SLACK_GROUP_ABOVE: z.coerce.number().int().min(1).default(10),
   /** How long snapshot history is kept (latest snapshots are kept forever). */
-  EDGEWATCH_SNAPSHOT_RETENTION: duration('30d'),
+  EDGEWATCH_SNAPSHOT_RETENTION: duration.prefault('30d'),
   /** Pages one poll reads from one list before that source's poll fails (pages that never end). */
   EDGEWATCH_MAX_PAGES: z.coerce.number().int().min(1).default(2000),
   /** Largest response body accepted from the API, in MB; a larger one fails that request without retry. */
   EDGEWATCH_MAX_RESPONSE_MB: z.coerce.number().positive().default(32),
 });
+
+/** Variables of the contract that nothing reads yet: known, so that setting one is not reported as a typo. */
+const NOT_YET_READ = ['EDGEWATCH_POLL_MARKETS', 'EDGEWATCH_AGENT_DAILY_LIMIT'];
+
+const PREFIX = 'EDGEWATCH_';
+
+/** Every EDGEWATCH_ variable edgewatch knows: the schema's and the contract's. */
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([...Object.keys(EnvSchema.shape), ...NOT_YET_READ].filter((name) => name.startsWith(PREFIX)));
+
+/** One warning per set EDGEWATCH_ variable that edgewatch does not know (a typo would be ignored silently). */
+export function unknownVariableWarnings(env: Record<string, string | undefined>): string[] {
+  const known = [...KNOWN_VARIABLES].map((name) => name.slice(PREFIX.length));
+  return Object.keys(env)
+    .filter((name) => name.startsWith(PREFIX) && env[name] !== undefined && env[name] !== '' && !KNOWN_VARIABLES.has(name))
+    .sort()
+    .map((name) => {
+      const suggestion = closestName(name.slice(PREFIX.length), known);
+      return suggestion ? `unknown variable ${name}, did you mean ${PREFIX}${suggestion}?` : `unknown variable ${name}, ignored (not one of edgewatch's variables)`;
+    });
+}
 
 export interface PollIntervals {
   events?: number;
@@ -60,6 +84,8 @@ export interface Config {
   rulesDir: string;
   templatesDir: string;
   port: number;
+  /** The address the HTTP server binds to. */
+  host: string;
   slackToken: string | undefined;
   slackApiUrl: string | undefined;
   smtpUrl: string | undefined;
@@ -74,15 +100,10 @@ export interface Config {
   maxPages: number;
   /** EDGEWATCH_MAX_RESPONSE_MB in bytes (1 MB = 1024 * 1024 bytes). */
   maxResponseBytes: number;
+  /** Problems that do not stop a start (unknown variables), for the command to report. */
+  warnings: readonly string[];
   /** The environment as read, for `${NAME}` in rule files. */
   env: Readonly<Record<string, string | undefined>>;
-}
-
-function pollInterval(name: string, text: string | undefined): number | undefined {
-  if (text === undefined || text === '') return undefined;
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new EdgewatchError('CONFIG_INVALID', `${name}: not a duration (write 30s, 15m, 2h, 1d): ${text}`);
-  return ms;
 }
 
 /** Validates an environment into a frozen Config; throws CONFIG_INVALID naming the variable. */
@@ -91,8 +112,9 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
+    // One line per problem, each naming its variable.
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new EdgewatchError('CONFIG_INVALID', `invalid environment:\n  ${lines.join('\n  ')}`);
+    throw new EdgewatchError('CONFIG_INVALID', lines.join('\n'));
   }
   const e = parsed.data;
   return Object.freeze({
@@ -102,15 +124,16 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     rulesDir: e.EDGEWATCH_RULES,
     templatesDir: e.EDGEWATCH_TEMPLATES,
     port: e.EDGEWATCH_PORT,
+    host: e.EDGEWATCH_HOST,
     slackToken: e.SLACK_BOT_TOKEN,
     slackApiUrl: e.SLACK_API_URL,
     smtpUrl: e.SMTP_URL,
     emailFrom: e.EMAIL_FROM,
     pollIntervals: Object.freeze({
-      events: pollInterval('EDGEWATCH_POLL_EVENTS', e.EDGEWATCH_POLL_EVENTS),
-      kpis: pollInterval('EDGEWATCH_POLL_KPIS', e.EDGEWATCH_POLL_KPIS),
-      reports: pollInterval('EDGEWATCH_POLL_REPORTS', e.EDGEWATCH_POLL_REPORTS),
-      runs: pollInterval('EDGEWATCH_POLL_RUNS', e.EDGEWATCH_POLL_RUNS),
+      events: e.EDGEWATCH_POLL_EVENTS,
+      kpis: e.EDGEWATCH_POLL_KPIS,
+      reports: e.EDGEWATCH_POLL_REPORTS,
+      runs: e.EDGEWATCH_POLL_RUNS,
     }),
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
     logLevel: e.EDGEWATCH_LOG_LEVEL,
@@ -119,6 +142,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     snapshotRetentionMs: e.EDGEWATCH_SNAPSHOT_RETENTION,
     maxPages: e.EDGEWATCH_MAX_PAGES,
     maxResponseBytes: Math.floor(e.EDGEWATCH_MAX_RESPONSE_MB * 1024 * 1024),
+    warnings: Object.freeze(unknownVariableWarnings(env)),
     env: Object.freeze({ ...env }),
   });
 }

@@ -1,44 +1,37 @@
-// One function per command; each returns its exit code.
-import type { ParseArgsConfig } from 'node:util';
+// One function per command; each returns its exit code. Arguments are parsed in args.ts.
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
+import { stripControl } from '../render/index.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
-import { connectApi, loadRulesAndTemplates, openConfiguredStore } from '../service/app.ts';
+import { connectApi, loadRulesAndTemplates, openConfiguredStore, runningSandbox } from '../service/app.ts';
 import { createDaemon } from '../service/daemon.ts';
 import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
 import { startGeneration } from '../sources/index.ts';
 import { listAlerts, listRuns } from '../store/index.ts';
 import { describeError } from '../service/cycle.ts';
+import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {
-  values: Record<string, string | boolean | undefined | Array<string | boolean>>;
+  values: OptionValues;
   positionals: string[];
   config: Config;
 }
 
 export interface Command {
-  options: NonNullable<ParseArgsConfig['options']>;
   run(ctx: CommandContext): Promise<number>;
 }
-
-export const USAGE = `usage: edgewatch <command>
-
-  run                               the daemon: poll, evaluate rules, deliver, serve HTTP
-  poll --once [--dry-run]           one cycle; --dry-run prints what would fire and changes nothing
-  validate                          check every rule, channel and template
-  generate <venue> <event_key>      start a report generation (3 credits) and watch its run
-  runs                              the recorded generation runs and their status
-  alerts [--limit N] [--json]       recent alerts with their deliveries
-  digest --flush                    send every pending digest now
-  sandbox [--port P]                serve the simulated research API alone
-`;
 
 const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+/** A table row: API text in it (names, summaries, errors) may hold terminal escape sequences. */
+const row = (line: string): void => out(stripControl(line));
+/** JSON keeps the data as it came; C1 controls and DEL, which JSON.stringify leaves raw, are escaped. */
+const json = (value: unknown): void =>
+  out(JSON.stringify(value, null, 2).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 const err = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
@@ -51,7 +44,6 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 const validate: Command = {
-  options: {},
   async run({ config }) {
     let ruleSet;
     try {
@@ -75,7 +67,6 @@ const validate: Command = {
 };
 
 const poll: Command = {
-  options: { once: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
   async run({ values, config }) {
     if (!values.once) {
       err('edgewatch poll: only `poll --once` exists; the daemon is `edgewatch run`');
@@ -86,44 +77,50 @@ const poll: Command = {
 };
 
 const generate: Command = {
-  options: {},
   async run({ positionals, config }) {
-    const [venue, eventKey] = positionals;
-    if ((venue !== 'venuea' && venue !== 'venueb') || !eventKey || positionals.length !== 2) {
-      err('usage: edgewatch generate <venuea|venueb> <event_key>');
+    const [venue, eventKey] = positionals as [string, string];
+    if (venue !== 'venuea' && venue !== 'venueb') {
+      err(`edgewatch generate: unknown venue ${venue} (venuea or venueb)`);
       return 2;
     }
     const store = await openConfiguredStore(config);
-    // With no API URL, the run goes to the sandbox of a daemon running on this database, which
-    // then watches it; otherwise to a sandbox of its own, which nothing will poll.
-    const connection = await connectApi(config, { sandboxSpeed: 0, reuseSandboxOf: store });
-    if (connection.sandbox) err('edgewatch generate: no daemon is running on the built-in sandbox (start `npm start` first): this run goes to a throwaway sandbox');
     try {
-      const run = await startGeneration(store, connection.api, venue, eventKey, new Date());
-      out(run.runId);
-      return 0;
-    } catch (error) {
-      err(`edgewatch generate: refused: ${describeError(error)}`);
-      return 1;
+      // On the built-in sandbox, only the sandbox of a daemon running on this database knows the
+      // run, and that daemon watches it; a sandbox of this command's own would end with it.
+      const sandboxUrl = config.apiUrl === undefined ? await runningSandbox(store) : undefined;
+      if (config.apiUrl === undefined && sandboxUrl === undefined) {
+        err('edgewatch generate: no daemon is running on the built-in sandbox, so nothing would watch the run: start one with `npm start` first (or set EDGEWATCH_API_URL)');
+        return 1;
+      }
+      const connection = await connectApi(config, { sandboxUrl });
+      try {
+        const run = await startGeneration(store, connection.api, venue, eventKey, new Date());
+        out(`run ${run.runId} started for ${venue}/${eventKey} (3 credits); the daemon will announce its completion`);
+        return 0;
+      } catch (error) {
+        err(`edgewatch generate: refused: ${describeError(error)}`);
+        return 1;
+      } finally {
+        await connection.close();
+      }
     } finally {
-      await connection.close();
       await store.close();
     }
   },
 };
 
 const runs: Command = {
-  options: { json: { type: 'boolean' } },
   async run({ values, config }) {
-    const store = await openConfiguredStore(config);
+    // Read-only: a database the user may only read (another user's, a read-only mount) lists too.
+    const store = await openConfiguredStore(config, { readonly: true });
     try {
       const rows = await listRuns(store);
       if (values.json) {
-        out(JSON.stringify(rows, null, 2));
+        json(rows);
         return 0;
       }
       if (rows.length === 0) out('no generation runs recorded (start one with: edgewatch generate <venue> <event_key>)');
-      for (const run of rows) out(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
+      for (const run of rows) row(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
       return 0;
     } finally {
       await store.close();
@@ -132,26 +129,26 @@ const runs: Command = {
 };
 
 const alerts: Command = {
-  options: { limit: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, config }) {
     const limit = values.limit === undefined ? 20 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1) {
       err('edgewatch alerts: --limit takes a positive integer');
       return 2;
     }
-    const store = await openConfiguredStore(config);
+    // Read-only: a database the user may only read (another user's, a read-only mount) lists too.
+    const store = await openConfiguredStore(config, { readonly: true });
     try {
       const rows = await listAlerts(store, limit);
       if (values.json) {
-        out(JSON.stringify(rows, null, 2));
+        json(rows);
         return 0;
       }
       if (rows.length === 0) out('no alerts yet');
       for (const alert of rows) {
-        out(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
+        row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
         for (const d of alert.deliveries) {
           const error = d.last_error ? `  last error: ${d.last_error}` : '';
-          out(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
+          row(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
         }
       }
       return 0;
@@ -162,7 +159,6 @@ const alerts: Command = {
 };
 
 const sandbox: Command = {
-  options: { port: { type: 'string' } },
   async run({ values, config }) {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -177,7 +173,6 @@ const sandbox: Command = {
 };
 
 const digest: Command = {
-  options: { flush: { type: 'boolean' } },
   async run({ values, config }) {
     if (!values.flush) {
       err('edgewatch digest: use `digest --flush` to send every pending digest now');
@@ -188,7 +183,6 @@ const digest: Command = {
 };
 
 const run: Command = {
-  options: {},
   async run({ config }) {
     const daemon = createDaemon({ config, out });
     await daemon.start();
@@ -204,4 +198,4 @@ const run: Command = {
   },
 };
 
-export const COMMANDS: Record<string, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };
+export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };

@@ -1,39 +1,41 @@
 // The command line. The only place that exits the process.
 import 'dotenv/config';
-import { parseArgs } from 'node:util';
-import { readConfig } from '../config.ts';
-import { EdgewatchError } from '../core/errors.ts';
-import { COMMANDS, USAGE } from './commands.ts';
+import { readFileSync } from 'node:fs';
+import { readConfig, type Config } from '../config.ts';
+import { parseCommandLine } from './args.ts';
+import { failureLines } from './failure.ts';
+
+const print = (stream: NodeJS.WriteStream, text: string): void => void stream.write(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(USAGE);
-    return name === undefined ? 2 : 0;
+  const line = parseCommandLine(argv);
+  if (line.kind === 'help') {
+    print(process.stdout, line.text);
+    return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`edgewatch: unknown command "${name}"\n\n${USAGE}`);
+  if (line.kind === 'version') {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    print(process.stdout, `edgewatch ${version}`);
+    return 0;
+  }
+  if (line.kind === 'error') {
+    print(process.stderr, line.usage ? `${line.message}\n\n${line.usage}` : line.message);
     return 2;
   }
-  let parsed;
+  let config: Config | undefined;
   try {
-    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    config = readConfig();
+    // The daemon reports them in its log, with everything else it says at start.
+    if (line.name !== 'run') for (const warning of config.warnings) print(process.stderr, `edgewatch: warning: ${warning}`);
+    // Loaded only now: printing help or an argument error needs none of it.
+    const { COMMANDS } = await import('./commands.ts');
+    return await COMMANDS[line.name].run({ values: line.values, positionals: line.positionals, config });
   } catch (error) {
-    process.stderr.write(`edgewatch ${name}: ${(error as Error).message}\n`);
-    return 2;
+    for (const text of failureLines(error, config?.dbPath)) print(process.stderr, `edgewatch: ${text}`);
+    return 1;
   }
-  const config = readConfig();
-  return command.run({ values: parsed.values, positionals: parsed.positionals, config });
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const message = error instanceof EdgewatchError ? error.message : ((error as Error)?.stack ?? String(error));
-    process.stderr.write(`edgewatch: ${message}\n`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -3,3 +3,4 @@ export * from './errors.ts';
 export * from './duration.ts';
 export * from './retry-after.ts';
 export * from './redact.ts';
+export * from './suggest.ts';

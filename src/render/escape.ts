@@ -6,6 +6,22 @@ export function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+// Escape sequences, in their 7-bit (ESC ...) and 8-bit (C1) forms: CSI (`ESC [ ... m`, cursor and
+// screen commands), strings up to BEL or ST (OSC `ESC ] ...`: window titles, hyperlinks, clipboard;
+// DCS, SOS, PM, APC), and the two-character escapes. An unterminated string loses only its opener.
+const ESCAPE_SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g;
+
+/**
+ * Text from the API made safe for one line of a terminal: escape sequences removed, tabs and line
+ * breaks turned into spaces, every other C0 and C1 control character (and DEL) removed.
+ */
+export function stripControl(text: string): string {
+  return text
+    .replace(ESCAPE_SEQUENCE, '')
+    .replace(/[\t\n\v\f\r]/g, ' ')
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, '');
+}
+
 export function escapeHtml(text: string): string {
   return text
     .replace(/&/g, '&amp;')

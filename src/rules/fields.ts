@@ -1,6 +1,7 @@
 // The fields a rule may name, per source, as the research API names them (PRODUCT.md "Sources",
 // api/research-data.md). Unknown fields are validation errors: a typo must not silently
 // disable an alert.
+import { editDistance } from '../core/suggest.ts';
 import type { SourceName } from '../core/types.ts';
 
 /**
@@ -171,18 +172,4 @@ function suggest(name: string, known: string[]): string {
 function closeness(a: string, b: string): number {
   if (a.length >= 3 && (b.includes(a) || a.includes(b))) return 1;
   return editDistance(a, b);
-}
-
-/** Levenshtein distance. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

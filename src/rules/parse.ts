@@ -3,7 +3,8 @@
 import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Channel, FilterClause, FilterOperator, Rule, RuleProblem, SourceName, Trigger, TriggerType } from '../core/types.ts';
 import { SOURCES } from '../core/types.ts';
-import { checkField, editDistance, ordinalOrder, type FieldKind } from './fields.ts';
+import { editDistance } from '../core/suggest.ts';
+import { checkField, ordinalOrder, type FieldKind } from './fields.ts';
 import { FILTER_OPERATORS } from './filter.ts';
 import { describeValue, formatPath, fromZodIssues, locate, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
 import {

@@ -1,6 +1,7 @@
 // The simulated world: events, reports, generation runs and KPI rows on a simulated clock.
 // All movement comes from one seeded stream consumed only by advance(), so a seed and a
 // sequence of advance() calls always give the same world.
+import { randomUUID } from 'node:crypto';
 import {
   createEvent, latest, nextSnapshot, patchedSnapshot, trustLabelFor,
   type ReportVersion, type SimEvent, type Snapshot, type Venue,
@@ -257,7 +258,9 @@ export class SimWorld {
     const n = this.runCount++;
     const rng = rngFor(this.seed, 'generation', n);
     const run: GenerationRun = {
-      run_id: uuidFrom(this.seed, 'generation', n),
+      // Random, not derived from the seed: a sandbox started again on the same seed must not hand
+      // out a run id that a database already recorded for an earlier run.
+      run_id: randomUUID(),
       event: ev,
       status: 'processing',
       finish_at: this.now + Math.floor(between(rng, 5, 8.99)) * MINUTE,

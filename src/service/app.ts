@@ -22,7 +22,7 @@ export interface ApiConnection {
 }
 
 /** The built-in sandbox of a daemon running on this database, if it answers. */
-async function runningSandbox(store: Store): Promise<string | undefined> {
+export async function runningSandbox(store: Store): Promise<string | undefined> {
   const url = await getMeta(store, SANDBOX_URL_KEY);
   if (url === undefined) return undefined;
   try {
@@ -43,11 +43,13 @@ export interface ConnectApiOptions {
   sandboxSpeed?: number;
   /** With no API URL: use the built-in sandbox of a daemon running on this store when there is one. */
   reuseSandboxOf?: Store;
+  /** With no API URL: the running built-in sandbox to use, already found by `runningSandbox`. */
+  sandboxUrl?: string;
 }
 
 export async function connectApi(config: Config, options: ConnectApiOptions = {}): Promise<ApiConnection> {
   let sandbox: Sandbox | undefined;
-  let baseUrl = config.apiUrl;
+  let baseUrl = config.apiUrl ?? options.sandboxUrl;
   if (baseUrl === undefined && options.reuseSandboxOf) baseUrl = await runningSandbox(options.reuseSandboxOf);
   const onSandbox = config.apiUrl === undefined;
   if (baseUrl === undefined) {
@@ -84,6 +86,6 @@ export async function loadRulesAndTemplates(config: Config): Promise<LoadedRules
   return { ruleSet, templates };
 }
 
-export async function openConfiguredStore(config: Config): Promise<Store> {
-  return openStore(config.dbPath);
+export async function openConfiguredStore(config: Config, options: { readonly?: boolean } = {}): Promise<Store> {
+  return openStore(config.dbPath, options);
 }

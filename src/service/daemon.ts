@@ -255,6 +255,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     try {
       http = await startHttpServer({
         port: config.port,
+        host: config.host,
         handlers: {
           health: () => {
             const { httpStatus, report } = health();
@@ -268,7 +269,11 @@ export function createDaemon(options: DaemonOptions): Daemon {
     } catch (error) {
       await connection.close();
       await store.close();
-      throw new EdgewatchError('CONFIG_INVALID', `cannot serve HTTP on port ${config.port} (${describeError(error)}): set EDGEWATCH_PORT to a free port, or 0 for any`, { cause: error });
+      throw new EdgewatchError(
+        'CONFIG_INVALID',
+        `cannot serve HTTP on ${config.host} port ${config.port} (${describeError(error)}): set EDGEWATCH_PORT to a free port (0: any), and EDGEWATCH_HOST to an address of this machine`,
+        { cause: error },
+      );
     }
 
     // The first lines a newcomer reads: where this runs, where to look, how to go live.
@@ -281,6 +286,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     log.info({ url: http.url }, `status page: ${http.url} (health: ${http.url}healthz, metrics: ${http.url}metrics)`);
     if (connection.sandbox) log.info('to use the real research API, set EDGEWATCH_API_URL (its root, including /v1) and EDGEWATCH_API_KEY, in the environment or in .env');
     log.info({ url: http.url, port: http.port }, `listening on ${http.url}`);
+    for (const warning of config.warnings) log.warn(warning);
     log.info({ intervals_s: Object.fromEntries(SOURCES.map((s) => [s, intervals[s] / 1000])), rules: ruleSet.rules.length, channels: ruleSet.channels.size, rules_dir: config.rulesDir, db: config.dbPath }, 'started');
     if (rulesStatus.failedAtStart) {
       for (const problem of first.problems) log.error(problem);

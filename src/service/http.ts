@@ -10,8 +10,8 @@ export interface HttpHandlers {
 
 export interface HttpServerOptions {
   port: number;
-  /** Default: every interface, so Prometheus can scrape from elsewhere. */
-  host?: string;
+  /** The address to bind (EDGEWATCH_HOST): the server has no authentication, so loopback unless set. */
+  host: string;
   handlers: HttpHandlers;
   onError?: (error: unknown) => void;
 }
@@ -19,7 +19,7 @@ export interface HttpServerOptions {
 export interface HttpServer {
   /** The port it listens on (the one chosen when 0 was asked). */
   port: number;
-  /** `http://127.0.0.1:<port>/` */
+  /** The address actually bound, as a URL: `http://127.0.0.1:<port>/`, `http://[::1]:<port>/`. */
   url: string;
   close(): Promise<void>;
 }
@@ -65,10 +65,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const { address, family, port } = server.address() as AddressInfo;
   return {
     port,
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}/`,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,5 +1,6 @@
 // `poll --once` and `digest --flush`: the daemon's own code, run once.
 import type { Config } from '../config.ts';
+import { SOURCES } from '../core/types.ts';
 import { formatProblem } from '../rules/index.ts';
 import { consoleLine } from '../render/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore } from './app.ts';
@@ -31,8 +32,14 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       snapshotRetentionMs: config.snapshotRetentionMs,
     });
     for (const failure of report.failures) options.err(`edgewatch poll: source ${failure.source} failed: ${failure.error}`);
+    const baselines = SOURCES.filter((source) => report.results.some((result) => result.source === source && result.baseline));
+    if (baselines.length > 0) {
+      const next = options.dryRun ? '--dry-run stored nothing, so the next poll is the baseline again' : 'the next poll fires on what changed since';
+      options.err(`edgewatch poll: first poll of ${baselines.join(', ')}: a baseline, which stores what it sees and fires nothing (${next})`);
+    }
     if (options.dryRun) {
       for (const alert of report.alerts) options.out(`would fire: ${consoleLine(alert)}`);
+      if (report.alerts.length === 0) options.err('edgewatch poll: --dry-run: no alert would fire');
       return report.failures.length > 0 ? 1 : 0;
     }
     const send = createChannelSender({ config, templates, rules: ruleSet.rules, out: options.out });

@@ -15,7 +15,7 @@ export async function pollEvents(ctx: PollContext): Promise<PollResult> {
   const stopBeforeMs = watermarkMs === undefined ? undefined : watermarkMs - WATERMARK_OVERLAP_MS;
   let newestMs = watermarkMs ?? Number.NEGATIVE_INFINITY;
   let newest = state?.watermark ?? null;
-  const result: PollResult = { source: 'events', alerts: [], changed: 0 };
+  const result: PollResult = { source: 'events', alerts: [], changed: 0, baseline };
 
   // The next page is fetched while this one is stored, unless this one already reaches the seen rows.
   const reachesSeen = (row: { captured_at: string }): boolean => stopBeforeMs !== undefined && Date.parse(row.captured_at) < stopBeforeMs;

@@ -16,7 +16,7 @@ export async function pollKpis(ctx: PollContext): Promise<PollResult> {
   const state = await getSourceState(ctx.store, 'kpis');
   const baseline = !state?.baseline_at;
   const { getEntity } = hotStatements(ctx.store.raw);
-  const result: PollResult = { source: 'kpis', alerts: [], changed: 0 };
+  const result: PollResult = { source: 'kpis', alerts: [], changed: 0, baseline };
 
   // The next page is fetched while this one is stored.
   for await (const page of readAhead(ctx.api.kpiPages({ status: 'all', limit: PAGE_SIZE }))) {

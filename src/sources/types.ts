@@ -37,6 +37,8 @@ export interface PollResult {
   changed: number;
   /** Nothing to poll (reports with no rule, runs with none processing). */
   skipped?: boolean;
+  /** The source's first poll: it stored what it saw and fired nothing. */
+  baseline?: boolean;
 }
 
 /** The API's code of a thrown ApiError (or any error with a `code`), without depending on the class. */

@@ -1,5 +1,5 @@
 // Opens the SQLite database (WAL, busy timeout) and applies the pending migrations in one transaction.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,11 +20,13 @@ export interface Store {
 
 export interface OpenStoreOptions {
   busyTimeoutMs?: number;
+  /** Reads only: creates nothing, migrates nothing (a database that needs a migration is an error). */
   readonly?: boolean;
 }
 
 export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (options.readonly && file !== ':memory:') return openReadOnly(file, options);
+  if (file !== ':memory:') createFolderOf(file);
   let raw: SqliteDatabase.Database;
   try {
     raw = new SqliteDatabase(file);
@@ -45,27 +47,8 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
     await db.destroy();
     throw error;
   }
-  return {
-    db,
-    raw,
-    close: async () => {
-      await db.destroy();
-    },
-  };
+  return storeOf(db, raw);
 }
-
-// Like kysely's FileMigrationProvider, but the import runs from our own code, so the TypeScript
-// migrations load under whichever loader runs the app (tsx, or vitest in tests).
-const migrationFolder: MigrationProvider = {
-  async getMigrations() {
-    const migrations: Record<string, Migration> = {};
-    for (const file of (await readdir(MIGRATIONS_DIR)).sort()) {
-      if (!/\.(ts|js|mjs)$/.test(file) || file.endsWith('.d.ts')) continue;
-      migrations[file.replace(/\.[^.]+$/, '')] = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
-    }
-    return migrations;
-  },
-};
 
 // kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL),
 // so a process killed between two statements of a migration left tables without their
@@ -74,7 +57,7 @@ const migrationFolder: MigrationProvider = {
 // first, so a second process creating the same database waits (busy timeout) and then finds
 // nothing left to do. An up-to-date database is not locked at all, so opening it never waits.
 async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database, file: string): Promise<void> {
-  if ((await pendingMigrations(db)).length === 0) return;
+  if ((await pendingMigrations(raw)).length === 0) return;
   try {
     raw.exec('BEGIN IMMEDIATE');
   } catch (cause) {
@@ -88,12 +71,96 @@ async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database,
   }
 }
 
-function migrator(db: Kysely<Database>): Migrator {
-  return new Migrator({ db, provider: migrationFolder });
+function storeOf(db: Kysely<Database>, raw: SqliteDatabase.Database): Store {
+  return {
+    db,
+    raw,
+    close: async () => {
+      await db.destroy();
+    },
+  };
 }
 
-async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
-  return (await migrator(db).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+async function openReadOnly(file: string, options: OpenStoreOptions): Promise<Store> {
+  // Nothing recorded yet: created, as every command creates it, so that a bad path is named.
+  if (!existsSync(file)) return openStore(file, { ...options, readonly: false });
+  let raw: SqliteDatabase.Database;
+  try {
+    raw = openReadOnlyFile(file, options.busyTimeoutMs ?? 5000);
+  } catch (cause) {
+    throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
+  }
+  const pending = await pendingMigrations(raw);
+  if (pending.length > 0) {
+    raw.close();
+    throw new EdgewatchError(
+      'STORE_FAILED',
+      `database ${file} needs a migration to this version of edgewatch (${pending.join(', ')}): run a command that writes to it, such as edgewatch poll --once, with write access first`,
+    );
+  }
+  raw.pragma('foreign_keys = ON');
+  return storeOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }), raw);
+}
+
+function openReadOnlyFile(file: string, busyTimeoutMs: number): SqliteDatabase.Database {
+  const raw = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+  try {
+    raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    raw.prepare('SELECT count(*) FROM sqlite_schema').get(); // opens the file now
+    return raw;
+  } catch (error) {
+    raw.close();
+    // A WAL database needs its -shm file, which a folder we cannot write to (a read-only mount,
+    // another user's folder) may not hold while no writer runs: read a copy in memory instead.
+    if ((error as { code?: string }).code !== 'SQLITE_READONLY_DIRECTORY') throw error;
+    const copy = readFileSync(file);
+    copy[18] = 1; // file format write version: 1 = rollback journal, 2 = WAL
+    copy[19] = 1; // read version
+    return new SqliteDatabase(copy, { readonly: true });
+  }
+}
+
+/** Migrations not yet applied to the database (all of them when it has none). */
+async function pendingMigrations(raw: SqliteDatabase.Database): Promise<string[]> {
+  const hasTable = raw.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kysely_migration'").get() !== undefined;
+  const applied = new Set(hasTable ? raw.prepare<[], { name: string }>('SELECT name FROM kysely_migration').all().map((row) => row.name) : []);
+  return (await migrationFiles()).map((m) => m.name).filter((name) => !applied.has(name));
+}
+
+function createFolderOf(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (cause) {
+    const { code } = cause as NodeJS.ErrnoException;
+    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `${existingAncestor(folder)} is a file, not a folder` : (cause as Error).message;
+    throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${reason}`, { cause });
+  }
+}
+
+/** The deepest path at or above `dir` that exists (the file in the way, when a folder cannot be made). */
+function existingAncestor(dir: string): string {
+  let current = dir;
+  while (!existsSync(current) && path.dirname(current) !== current) current = path.dirname(current);
+  return current;
+}
+
+// Like kysely's FileMigrationProvider, but the import runs from our own code, so the TypeScript
+// migrations load under whichever loader runs the app (tsx, or vitest in tests).
+const migrationFolder: MigrationProvider = {
+  async getMigrations() {
+    const migrations: Record<string, Migration> = {};
+    for (const { name, file } of await migrationFiles()) migrations[name] = (await import(pathToFileURL(file).href)) as Migration;
+    return migrations;
+  },
+};
+
+/** The migrations shipped, in order, each named by its file name without extension. */
+async function migrationFiles(): Promise<Array<{ name: string; file: string }>> {
+  return (await readdir(MIGRATIONS_DIR))
+    .sort()
+    .filter((file) => /\.(ts|js|mjs)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => ({ name: file.replace(/\.[^.]+$/, ''), file: path.join(MIGRATIONS_DIR, file) }));
 }
 
 /**
@@ -102,7 +169,8 @@ async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
  * runs them in one transaction under its own lock; on SQLite, openStore wraps it in one.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const { error, results } = await migrator(db).migrateToLatest();
+  const migrator = new Migrator({ db, provider: migrationFolder });
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new EdgewatchError('STORE_FAILED', `migration ${failed} failed: ${(error as Error).message}`, { cause: error });

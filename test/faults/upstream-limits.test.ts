@@ -62,7 +62,7 @@ async function baselined(limits: Record<string, string>): Promise<Scene> {
     ...limits,
   };
   const baseline = await runCli(['poll', '--once'], scene.env);
-  expect(baseline.stderr).toBe('');
+  expect(baseline.stderr).toMatch(/^edgewatch poll: first poll of events, kpis: a baseline/);
   expect(baseline.code).toBe(0);
   return scene;
 }
@@ -74,7 +74,7 @@ async function hostilePoll(scene: Scene, fault: Omit<Fault, 'path'>): Promise<{ 
   landed.forEach((id, i) => sandbox.world.landActual(id, 100 + i));
   sandbox.requests.length = 0;
   sandbox.inject({ path: EVENTS_PATH, method: 'GET', ...fault });
-  const result = await runCli(['poll', '--once'], scene.env, 120_000);
+  const result = await runCli(['poll', '--once'], scene.env, { timeoutMs: 120_000 });
   const eventRequests = sandbox.requests.filter((r) => r.path === EVENTS_PATH).length;
   const kpiAlerts = receiver.requests.map((r) => JSON.parse(r.body) as { rule: string; entity: string }).map((a) => `${a.rule} ${a.entity}`);
   expect(kpiAlerts.sort()).toEqual(landed.map((id) => `kpi-actual ${id}`).sort());

@@ -10,10 +10,20 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface RunCliOptions {
+  timeoutMs?: number;
+  /** Run as this user and group (the test must run as root to switch). */
+  uid?: number;
+  gid?: number;
+}
+
 /** Runs one command with exactly the given environment (plus PATH), and waits for it to exit. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, options: RunCliOptions = {}): Promise<CliResult> {
+  const { timeoutMs = 60_000, uid, gid } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
+      uid,
+      gid,
       env: { PATH: process.env.PATH ?? '', ...env },
       cwd: path.resolve(import.meta.dirname, '../..'),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@
 // the test moves it) and a local webhook receiver.
 import { rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -46,6 +47,18 @@ async function startDaemon(env: Record<string, string> = {}): Promise<DaemonChil
   });
   children.push(child);
   return child;
+}
+
+/** Whether a TCP connection to host:port is accepted ('connected') or the error code it fails with. */
+function tryConnect(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }
 
 /** The first (baseline) poll of events is done: what changes next fires. */
@@ -200,4 +213,30 @@ describe('edgewatch run', () => {
     // One alert, sent twice (at least once, same id), and no second alert after the restart.
     expect(new Set(receiver.requests.map((r) => r.body.id)).size).toBe(1);
   }, 60_000);
+
+  // The HTTP server has no authentication: it must not be reachable from other machines unless asked.
+  // Linux routes all of 127.0.0.0/8 to the loopback interface, so 127.0.0.2 stands for "another address".
+  it('binds 127.0.0.1 unless EDGEWATCH_HOST says otherwise, and logs the address it bound', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    const daemon = await startDaemon();
+    expect(daemon.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    await baselineDone(daemon); // answers on the address it logged
+    expect(await tryConnect('127.0.0.2', Number(new URL(daemon.url).port))).toBe('ECONNREFUSED');
+  });
+
+  it('binds every interface with EDGEWATCH_HOST=0.0.0.0 and logs that address', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    const daemon = await startDaemon({ EDGEWATCH_HOST: '0.0.0.0' });
+    expect(daemon.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/$/);
+    expect(await tryConnect('127.0.0.2', Number(new URL(daemon.url).port))).toBe('connected');
+  });
+
+  it('logs a warning naming a misspelt EDGEWATCH_ variable and the one it resembles, and runs on', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    const daemon = await startDaemon({ EDGEWATCH_POLL_EVNETS: '5s' });
+    const warning = await daemon.waitForLog('the unknown variable', (l) => l.msg.startsWith('unknown variable'));
+    expect(warning.msg).toBe('unknown variable EDGEWATCH_POLL_EVNETS, did you mean EDGEWATCH_POLL_EVENTS?');
+    expect(warning.level).toBe(40);
+    await baselineDone(daemon);
+  });
 });

@@ -77,7 +77,7 @@ rules:
     };
 
     const baseline = await runCli(['poll', '--once'], env);
-    expect(baseline.stderr).toBe('');
+    expect(baseline.stderr).toBe('edgewatch poll: first poll of events, kpis: a baseline, which stores what it sees and fires nothing (the next poll fires on what changed since)\n');
     expect(baseline.code).toBe(0);
     expect(r.requests).toHaveLength(0);
 

@@ -206,6 +206,17 @@ describe('sandbox reports and generation', () => {
     expect(unknown.body.error.code).toBe('not_found');
   });
 
+  it('gives every generation run a new id, also in a sandbox started again on the same seed', async () => {
+    const ids: string[] = [];
+    for (let restart = 0; restart < 2; restart++) {
+      const s = await sandbox({ seed: 5 });
+      const t = openVenueaEvent(s);
+      for (let i = 0; i < 2; i++) ids.push((await call(s, `/predictions/reports/venuea/${t}`, { method: 'POST' })).body.run_id as string);
+    }
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(4);
+  });
+
   it('refuses generation on a closed market (409), unknown key (400), and without credits (429), refunding failures', async () => {
     const s = await sandbox({ credits: 4 });
     const t = openVenueaEvent(s);

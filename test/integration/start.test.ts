@@ -45,8 +45,8 @@ it('prints a first alert within 60 seconds on the built-in sandbox, and `alerts`
   const open = list.data.find((row) => row.eligibility_status === 'open')!;
   const detail = (await (await fetch(`${sandboxUrl}/predictions/events/${open.event_ticker}`, { headers: { authorization: 'Bearer any' } })).json()) as { venue: string; slug: string };
   const generated = await cli('generate', detail.venue, detail.venue === 'venueb' ? detail.slug : open.event_ticker);
-  expect(generated.stderr).not.toMatch(/throwaway/);
-  const runId = generated.stdout.trim();
+  expect(generated.stderr).toBe('');
+  const runId = /^run ([0-9a-f-]{36}) started for /.exec(generated.stdout)![1]!;
   await waitFor('the daemon polling the run', () => daemon!.logs().some((l) => l.source === 'runs' && l.msg === 'polled' && l.idle === false), 20_000);
 
   const stop = await daemon.signal('SIGTERM');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/config.ts';
+import { KNOWN_VARIABLES, readConfig } from '../../src/config.ts';
 
 describe('readConfig', () => {
   it('applies the documented defaults', () => {
@@ -10,6 +10,7 @@ describe('readConfig', () => {
       rulesDir: './rules',
       templatesDir: './templates',
       port: 8787,
+      host: '127.0.0.1',
       emailFrom: 'edgewatch@localhost',
       deliveryAttempts: 10,
       logLevel: 'info',
@@ -50,6 +51,10 @@ describe('readConfig', () => {
     ['EDGEWATCH_API_URL', 'not a url', /EDGEWATCH_API_URL/],
     ['EDGEWATCH_MAX_PAGES', '0', /EDGEWATCH_MAX_PAGES/],
     ['EDGEWATCH_MAX_RESPONSE_MB', 'lots', /EDGEWATCH_MAX_RESPONSE_MB/],
+    ['EDGEWATCH_POLL_EVENTS', '0s', /^EDGEWATCH_POLL_EVENTS: must be at least 1s: 0s$/],
+    ['EDGEWATCH_POLL_RUNS', '500ms', /^EDGEWATCH_POLL_RUNS: must be at least 1s: 500ms$/],
+    ['EDGEWATCH_SNAPSHOT_RETENTION', '0d', /^EDGEWATCH_SNAPSHOT_RETENTION: must be at least 1s: 0d$/],
+    ['EDGEWATCH_HOST', 'http://0.0.0.0', /^EDGEWATCH_HOST: must be an IP address or a host name/],
   ])('names the variable %s when its value %s is invalid', (name, value, message) => {
     expect(() => readConfig({ [name]: value })).toThrow(message);
   });
@@ -61,5 +66,35 @@ describe('readConfig', () => {
     } catch (error) {
       expect(String((error as Error).message)).not.toContain('sk-secret-123');
     }
+  });
+
+  it('reads EDGEWATCH_HOST: an IP address or a host name', () => {
+    expect(readConfig({ EDGEWATCH_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(readConfig({ EDGEWATCH_HOST: '::1' }).host).toBe('::1');
+    expect(readConfig({ EDGEWATCH_HOST: 'localhost' }).host).toBe('localhost');
+  });
+
+  it('names every invalid variable on a line of its own', () => {
+    expect(() => readConfig({ EDGEWATCH_PORT: 'x', EDGEWATCH_LOG_LEVEL: 'loud' })).toThrow(/^EDGEWATCH_PORT: .*\nEDGEWATCH_LOG_LEVEL: [^\n]*$/);
+  });
+
+  it('warns about an unknown EDGEWATCH_ variable, suggesting the known one it resembles', () => {
+    const config = readConfig({ EDGEWATCH_POLL_EVNETS: '5m', EDGEWATCH_FROBNICATE: '1', EDGEWATCH_PORTT: '', EDGEWATCH_PORT: '9000', PATH: '/bin' });
+    expect(config.warnings).toEqual([
+      "unknown variable EDGEWATCH_FROBNICATE, ignored (not one of edgewatch's variables)",
+      'unknown variable EDGEWATCH_POLL_EVNETS, did you mean EDGEWATCH_POLL_EVENTS?',
+    ]);
+    expect(readConfig({ EDGEWATCH_APIKEY: 'k' }).warnings).toEqual(['unknown variable EDGEWATCH_APIKEY, did you mean EDGEWATCH_API_KEY?']);
+  });
+
+  it('knows every variable of the contract and the README, read yet or not', () => {
+    const documented = [
+      'EDGEWATCH_API_URL', 'EDGEWATCH_API_KEY', 'EDGEWATCH_DB', 'EDGEWATCH_RULES', 'EDGEWATCH_TEMPLATES', 'EDGEWATCH_PORT',
+      'EDGEWATCH_POLL_EVENTS', 'EDGEWATCH_POLL_KPIS', 'EDGEWATCH_POLL_REPORTS', 'EDGEWATCH_POLL_RUNS', 'EDGEWATCH_DELIVERY_ATTEMPTS',
+      'EDGEWATCH_LOG_LEVEL', 'EDGEWATCH_HOST', 'EDGEWATCH_POLL_MARKETS', 'EDGEWATCH_AGENT_DAILY_LIMIT', 'EDGEWATCH_MAX_PAGES',
+      'EDGEWATCH_MAX_RESPONSE_MB', 'EDGEWATCH_REPORTS_BUDGET', 'EDGEWATCH_SLACK_GROUP_ABOVE', 'EDGEWATCH_SNAPSHOT_RETENTION',
+    ];
+    expect([...KNOWN_VARIABLES].sort()).toEqual(documented.sort());
+    expect(readConfig(Object.fromEntries(documented.map((name) => [name, '']))).warnings).toEqual([]);
   });
 });

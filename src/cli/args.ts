@@ -1,0 +1,162 @@
+// The command table and argument parsing (pure). Cheap to import: `--help`, `--version` and bad
+// arguments are answered before the commands' modules (database, HTTP, templates) are loaded.
+import { parseArgs } from 'node:util';
+import { closestName } from '../core/suggest.ts';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** The value's placeholder in help (`--limit N`). */
+  value?: string;
+  help: string;
+}
+
+export interface CommandSpec {
+  /** The command's usage after its name, as the contract writes it. */
+  synopsis: string;
+  summary: string;
+  /** Names of the positional arguments, all required. */
+  positionals: readonly string[];
+  options: Readonly<Record<string, OptionSpec>>;
+}
+
+export const COMMAND_SPECS = {
+  run: {
+    synopsis: '',
+    summary: 'the daemon: poll, evaluate rules, deliver, serve HTTP',
+    positionals: [],
+    options: {},
+  },
+  poll: {
+    synopsis: '--once [--dry-run]',
+    summary: 'one cycle; --dry-run prints what would fire and changes nothing',
+    positionals: [],
+    options: {
+      once: { type: 'boolean', help: 'poll every source once, then attempt the deliveries that are due (required)' },
+      'dry-run': { type: 'boolean', help: 'print the alerts that would fire; change nothing' },
+    },
+  },
+  validate: {
+    synopsis: '',
+    summary: 'check every rule, channel and template',
+    positionals: [],
+    options: {},
+  },
+  generate: {
+    synopsis: '<venue> <event_key>',
+    summary: 'start a report generation (3 credits) and watch its run',
+    positionals: ['venue', 'event_key'],
+    options: {},
+  },
+  runs: {
+    synopsis: '[--json]',
+    summary: 'the recorded generation runs and their status',
+    positionals: [],
+    options: { json: { type: 'boolean', help: 'print a JSON array' } },
+  },
+  alerts: {
+    synopsis: '[--limit N] [--json]',
+    summary: 'recent alerts with their deliveries',
+    positionals: [],
+    options: {
+      limit: { type: 'string', value: 'N', help: 'how many alerts, newest first (default 20)' },
+      json: { type: 'boolean', help: 'print a JSON array' },
+    },
+  },
+  digest: {
+    synopsis: '--flush',
+    summary: 'send every pending digest now',
+    positionals: [],
+    options: { flush: { type: 'boolean', help: 'send every pending digest now (required)' } },
+  },
+  sandbox: {
+    synopsis: '[--port P]',
+    summary: 'serve the simulated research API alone',
+    positionals: [],
+    options: { port: { type: 'string', value: 'P', help: 'port to listen on (default 0: any free port)' } },
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof COMMAND_SPECS;
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+export type CommandLine =
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  /** Bad arguments: print `message` (and `usage`, when given) on standard error; exit 2. */
+  | { kind: 'error'; message: string; usage?: string }
+  | { kind: 'command'; name: CommandName; values: OptionValues; positionals: string[] };
+
+const NAMES = Object.keys(COMMAND_SPECS) as CommandName[];
+
+const isCommand = (name: string): name is CommandName => Object.hasOwn(COMMAND_SPECS, name);
+
+const usageOf = (name: CommandName): string => `edgewatch ${name}${COMMAND_SPECS[name].synopsis ? ` ${COMMAND_SPECS[name].synopsis}` : ''}`;
+
+export const USAGE = [
+  'usage: edgewatch <command>',
+  '',
+  ...NAMES.map((name) => `  ${usageOf(name).slice('edgewatch '.length).padEnd(34)}${COMMAND_SPECS[name].summary}`),
+  '',
+  'edgewatch <command> --help shows a command\'s options; edgewatch --version its version.',
+  '',
+].join('\n');
+
+export function commandHelp(name: CommandName): string {
+  const spec: CommandSpec = COMMAND_SPECS[name];
+  const options = [
+    ...Object.entries(spec.options).map(([option, o]) => [`--${option}${o.value ? ` ${o.value}` : ''}`, o.help] as const),
+    ['-h, --help', 'show this help'] as const,
+  ];
+  const width = Math.max(...options.map(([flag]) => flag.length)) + 3;
+  return [`usage: ${usageOf(name)}`, '', `${spec.summary.charAt(0).toUpperCase()}${spec.summary.slice(1)}.`, '', 'options:', ...options.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`), ''].join('\n');
+}
+
+const didYouMean = (suggestion: string | undefined): string => (suggestion ? ` (did you mean ${suggestion}?)` : '');
+
+/** Parses `edgewatch <argv>`: what to print, or which command to run with which arguments. */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const [first, ...rest] = argv;
+  if (first === undefined) return { kind: 'error', message: 'edgewatch: no command given', usage: USAGE };
+  if (first === '--help' || first === '-h') return { kind: 'help', text: USAGE };
+  if (first === '--version') return { kind: 'version' };
+  if (first === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) return { kind: 'help', text: USAGE };
+    if (isCommand(topic)) return { kind: 'help', text: commandHelp(topic) };
+    return { kind: 'error', message: `edgewatch help: unknown command ${topic}${didYouMean(closestName(topic, NAMES))}`, usage: USAGE };
+  }
+  if (first.startsWith('-')) {
+    return { kind: 'error', message: `edgewatch: unknown option ${first}${didYouMean(closestName(first, ['--help', '--version']))}`, usage: USAGE };
+  }
+  if (!isCommand(first)) return { kind: 'error', message: `edgewatch: unknown command ${first}${didYouMean(closestName(first, NAMES))}`, usage: USAGE };
+  return parseCommandArgs(first, rest);
+}
+
+function parseCommandArgs(name: CommandName, args: readonly string[]): CommandLine {
+  const spec: CommandSpec = COMMAND_SPECS[name];
+  const fail = (message: string): CommandLine => ({ kind: 'error', message: `edgewatch ${name}: ${message}` });
+  const usage = `(usage: ${usageOf(name)})`;
+  const options = { ...spec.options, help: { type: 'boolean', short: 'h' } } as const;
+  // Not strict: parseArgs's own messages are written for programmers; these name the option.
+  const { values, positionals, tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
+  if (values.help === true) return { kind: 'help', text: commandHelp(name) };
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = Object.hasOwn(spec.options, token.name) ? spec.options[token.name] : undefined;
+    if (!option) {
+      const known = Object.keys(spec.options).map((o) => `--${o}`);
+      const suggestion = closestName(token.rawName, known);
+      return fail(`unknown option ${token.rawName} ${suggestion ? `(did you mean ${suggestion}?)` : usage}`);
+    }
+    const placeholder = `${token.rawName} ${option.value ?? 'VALUE'}`;
+    if (option.type === 'boolean' && token.value !== undefined) return fail(`option ${token.rawName} takes no value`);
+    if (option.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) {
+      return fail(`option ${token.rawName} needs a value (${placeholder})`);
+    }
+  }
+  if (positionals.length > spec.positionals.length) return fail(`unexpected argument ${positionals[spec.positionals.length]} ${usage}`);
+  const missing = spec.positionals.slice(positionals.length);
+  if (missing.length > 0) return fail(`missing ${missing.map((p) => `<${p}>`).join(' ')} ${usage}`);
+  delete values.help;
+  return { kind: 'command', name, values: values as OptionValues, positionals };
+}
