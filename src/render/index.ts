@@ -11,4 +11,4 @@ export { renderEmail } from './email.ts';
 export type { WebhookAlertPayload, WebhookDigestPayload } from './webhook.ts';
 export { webhookAlertPayload, webhookBody, webhookDigestBody } from './webhook.ts';
 export { consoleLine } from './console-line.ts';
-export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
+export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText, stripControl } from './escape.ts';
