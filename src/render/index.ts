@@ -10,5 +10,5 @@ export type { EmailContent } from './email.ts';
 export { renderEmail } from './email.ts';
 export type { WebhookAlertPayload, WebhookDigestPayload } from './webhook.ts';
 export { webhookAlertPayload, webhookBody, webhookDigestBody } from './webhook.ts';
-export { consoleLine } from './console-line.ts';
+export { consoleLine, renderConsoleLines } from './console-line.ts';
 export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText, stripControl } from './escape.ts';

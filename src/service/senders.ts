@@ -10,6 +10,7 @@ import {
   type SendToChannel,
 } from '../notify/index.ts';
 import {
+  renderConsoleLines,
   renderEmail,
   renderSlackDigest,
   renderSlackGroup,
@@ -59,12 +60,13 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
     const template =
       message.kind === 'alert' ? templateOf.get(message.alert.rule) : message.kind === 'digest' ? templateOf.get(message.digest.rule) : undefined;
     switch (channel.type) {
-      case 'console':
-        if (message.kind === 'group') {
-          for (const alert of message.alerts) await consoleNotifier.send(alert);
-          return { ok: true };
-        }
-        return consoleNotifier.send(single);
+      case 'console': {
+        const lines =
+          message.kind === 'group'
+            ? message.alerts.flatMap((alert) => renderConsoleLines(templates, alert, templateOf.get(alert.rule)))
+            : renderConsoleLines(templates, single, template);
+        return consoleNotifier.send(lines);
+      }
       case 'slack': {
         if (!slack) return unconfigured('SLACK_BOT_TOKEN');
         const content =
