@@ -17,9 +17,22 @@ export function stripControl(text: string): string {
   return text.replace(ESCAPE_SEQUENCE, '').replace(LINE_BREAK_OR_TAB, ' ').replace(CONTROL, '');
 }
 
-/** Slack mrkdwn control characters: `<!channel>` becomes `&lt;!channel&gt;`, which pings nobody. */
+// Slack has no escape for its formatting characters. A zero-width space after `*`, `_` or `~` keeps
+// it from opening a span (followed by a space) or closing one (not followed by a boundary), whichever
+// way Slack counts that space; a backtick, which needs no boundary, becomes a look-alike (U+02CB).
+const SLACK_EMPHASIS = /[*_~]/g;
+
+/**
+ * API text inert in Slack mrkdwn: `&`, `<`, `>` as entities (`<!channel>` pings nobody), formatting
+ * characters neutralized, and on one line, so it cannot end a quote or start a block of its own.
+ */
 export function escapeSlack(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return stripControl(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(SLACK_EMPHASIS, '$&\u200b')
+    .replace(/`/g, '\u02cb');
 }
 
 export function escapeHtml(text: string): string {

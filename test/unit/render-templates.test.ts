@@ -134,6 +134,26 @@ describe('escaping API text', () => {
     expect(d).toContain('&lt;!channel&gt;');
   });
 
+  it('in Slack, quoted API text stays quoted and its *bold*, _italics_, ~strike~ and `code` do not format', () => {
+    const sneaky: Alert = {
+      ...crossesAlert,
+      summary: 'Fed *pump* it\n> fake quote',
+      current: { ...crossesAlert.current, key_takeaway: 'Cut priced too low.\nBUY *now* _really_ ~sure~ `rm`' },
+    };
+    const { text, blocks } = renderSlackMessage(set, sneaky);
+    const quote = text.split('\n').filter((line) => line.includes('Cut priced'));
+    // One quoted line holds the whole takeaway; nothing of it escapes the quote.
+    expect(quote).toEqual(['> Cut priced too low. BUY *\u200bnow*\u200b _\u200breally_\u200b ~\u200bsure~\u200b ˋrmˋ']);
+    expect(text.split('\n').filter((line) => line.includes('BUY'))).toEqual(quote);
+    // The template's own bold around the summary still opens and closes; the API's inner ones cannot.
+    expect(text).toContain('*Fed *\u200bpump*\u200b it &gt; fake quote*');
+    const all = `${text}\n${JSON.stringify(blocks)}\n${renderSlackGroup(set, [sneaky, crossesAlert]).text}\n${renderDigest(set, { ...digest, alerts: [sneaky] }, 'slack')}`;
+    // Every formatting character from the API is followed by the zero-width space; no backtick is left.
+    expect(all).not.toMatch(/[*_~](pump|now|really|sure)|(pump|now|really|sure)[*_~](?!\u200b)|`/);
+    expect(all).toContain('*\u200bpump*\u200b');
+    expect(all).not.toMatch(/\n> fake/);
+  });
+
   it('user templates are escaped the same way; safe_html sanitizes, raw text flattens in Slack', () => {
     const custom = compile({
       'x.email_html.liquid': '<h1>{{ view.title }}</h1>{{ alert.current.executive_summary_richtext | safe_html }}',
