@@ -2,6 +2,7 @@
 // batches) with bounded concurrency and records every attempt. At-least-once with a stable id: the
 // attempt is counted before the send, so a crash in between leaves it pending and the next process
 // sends it again with the same id.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Alert, Channel, DeliveryOutcome } from '../core/types.ts';
 import type { DigestMessage } from '../render/index.ts';
 import { ALERT_CURRENT, type AlertsTable, type Store } from '../store/index.ts';
@@ -260,6 +261,8 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
   const jobs = [...deliveryJobs(store, options, nowIso, retry, random), ...digestJobs(store, nowIso, retry, random)];
 
   await mapLimit(jobs, options.concurrency ?? 8, async (job) => {
+    // Rendering is synchronous: let the event loop (health checks, signals, replies) in between sends.
+    await yieldToEventLoop();
     if (!job.start(options.now().toISOString())) return;
     const channel = options.channels.get(job.channel);
     const message = job.message();
