@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Liquid, toValueSync, type Template } from 'liquidjs';
+import { Liquid, LiquidError, RenderError, toValueSync, type Template } from 'liquidjs';
 import type { Alert, RuleProblem } from '../core/types.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
@@ -195,7 +195,15 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
     render(templates, scope, mode, limitMs) {
       const globals = {};
       escapeModes.set(globals, mode);
-      return engine.renderSync(templates, scope, { globals, renderLimit: limitMs }) as string;
+      try {
+        return engine.renderSync(templates, scope, { globals, renderLimit: limitMs }) as string;
+      } catch (error) {
+        // A limit struck before the first tag ran (a process paused that long) has no position:
+        // place it at the template's start, so the error still names the file.
+        const first = templates[0];
+        if (LiquidError.is(error) || first === undefined || !(error instanceof Error)) throw error;
+        throw new RenderError(error, first);
+      }
     },
   };
   for (const [path, templates] of parsed) problems.push(...missingPartials(engine, dir, path, templates));

@@ -232,13 +232,25 @@ describe('template limits and validation', () => {
     }
     // Before the limit was lowered, this render held the process for about 2 s.
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(describeRenderError(heavy, error)).toBe('mem/burn.text.liquid:2:25: template render limit exceeded');
+    // Where the limit strikes within the loops depends on timing: the line is certain, the column not.
+    expect(describeRenderError(heavy, error)).toMatch(/^mem\/burn\.text\.liquid:2:\d+: template render limit exceeded$/);
+  });
+
+  it('a limit that strikes before the first tag ran still names the template', () => {
+    const plain = compile({ 'a.text.liquid': 'hello {{ alert.rule }}' });
+    let error: unknown;
+    try {
+      plain.render(plain.get('a.text.liquid')!, { alert: crossesAlert }, 'plain', 0);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(describeRenderError(plain, error)).toBe('mem/a.text.liquid:1:1: template render limit exceeded');
   });
 
   it('renders every message template against a sample: one that runs too long is reported at file:line:column', () => {
     expect(compileTemplates('tpl', { 'burn.slack.liquid': `Hi\n${BURN}`, 'ok.slack.liquid': '{{ view.title }}' })).toEqual({
       ok: false,
-      problems: [{ file: 'tpl/burn.slack.liquid', line: 2, column: 25, message: 'template render limit exceeded' }],
+      problems: [{ file: 'tpl/burn.slack.liquid', line: 2, column: expect.any(Number), message: 'template render limit exceeded' }],
     });
     const digest = compileTemplates('tpl', { 'x.digest.email_text.liquid': `{% for a in digest.alerts %}${BURN}{% endfor %}` });
     expect(digest.ok ? [] : digest.problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual(['tpl/x.digest.email_text.liquid:1: template render limit exceeded']);
@@ -265,7 +277,7 @@ describe('template limits and validation', () => {
       'b.slack.liquid': "{% include 'slow' %}",
       'slow.liquid': `\n${BURN}`,
     });
-    expect(result).toEqual({ ok: false, problems: [{ file: 'tpl/slow.liquid', line: 2, column: 25, message: 'template render limit exceeded' }] });
+    expect(result).toEqual({ ok: false, problems: [{ file: 'tpl/slow.liquid', line: 2, column: expect.any(Number), message: 'template render limit exceeded' }] });
   });
 
   it('the shipped templates pass, and render a digest of 2,000 alerts within the limits', () => {
