@@ -1,17 +1,7 @@
 export type { DigestMessage, EscapeMode, TemplateKind } from './types.ts';
 export { TEMPLATE_KINDS, isDigest } from './types.ts';
 export type { CompileResult, TemplateSet } from './templates.ts';
-export {
-  compileTemplates,
-  describeRenderError,
-  digestRenderLimitMs,
-  loadTemplates,
-  renderAlert,
-  renderDigest,
-  RENDER_LIMIT_MS,
-  SHIPPED_TEMPLATES_DIR,
-} from './templates.ts';
-export { sampleAlert, sampleDigest } from './sample.ts';
+export { compileTemplates, describeRenderError, loadTemplates, renderAlert, renderDigest, SHIPPED_TEMPLATES_DIR } from './templates.ts';
 export type { AlertView, ChangeLine, DigestView, Fact } from './view.ts';
 export { alertView, digestView } from './view.ts';
 export type { SlackMessageContent } from './slack.ts';

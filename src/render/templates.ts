@@ -33,7 +33,7 @@ export const RENDER_LIMIT_MS = 200;
 /** A digest gets this much more per alert it lists (a day's batch may hold thousands). */
 export const RENDER_LIMIT_PER_ALERT_MS = 0.5;
 
-export function digestRenderLimitMs(digest: DigestMessage): number {
+function digestRenderLimitMs(digest: DigestMessage): number {
   return RENDER_LIMIT_MS + digest.alerts.length * RENDER_LIMIT_PER_ALERT_MS;
 }
 
@@ -102,7 +102,7 @@ function createEngine(files: Record<string, string>): Liquid {
  * A Liquid error as a problem: the file and position of the token it happened at (a partial's own
  * when it happened there), and its message without Liquid's `, file:..., line:..., col:...` tail.
  */
-export function templateProblem(dir: string, path: string, error: unknown): RuleProblem {
+function templateProblem(dir: string, path: string, error: unknown): RuleProblem {
   const e = error as { token?: { file?: unknown; getPosition?: () => number[] }; originalError?: unknown };
   const [line = 1, column = 1] = e.token?.getPosition?.() ?? [];
   const file = typeof e.token?.file === 'string' && e.token.file !== '' ? e.token.file : path;
