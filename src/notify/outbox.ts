@@ -1,7 +1,9 @@
 // The outbox worker: sends what is due (alert deliveries, storms grouped per channel, closed digest
-// batches) with bounded concurrency and records every attempt. At-least-once with a stable id: the
+// batches) and records every attempt. Each channel is a lane of its own, with bounded concurrency,
+// so a channel whose server stalls holds up only itself. At-least-once with a stable id: the
 // attempt is counted before the send, so a crash in between leaves it pending and the next process
 // sends it again with the same id.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Alert, Channel, DeliveryOutcome } from '../core/types.ts';
 import type { DigestMessage } from '../render/index.ts';
 import { ALERT_CURRENT, type AlertsTable, type Store } from '../store/index.ts';
@@ -27,7 +29,15 @@ export interface DeliverOptions {
   send: SendToChannel;
   now: () => Date;
   retry?: RetryPolicy;
-  concurrency?: number;
+  /** Sends in flight at once to one channel (channels are sent to side by side). */
+  concurrencyPerChannel?: number;
+  /**
+   * Channels that another pass of this process is still sending to, shared by the passes: this
+   * pass leaves them to it, and marks its own channels here while it sends to them.
+   */
+  busyChannels?: Set<string>;
+  /** Once true, no further send starts (what is left stays due for the next pass or process). */
+  stopping?: () => boolean;
   /** More than this many alerts due for one channel of a grouping kind go as one message. */
   groupAbove?: number;
   groupKinds?: ReadonlySet<Channel['type']>;
@@ -145,7 +155,7 @@ function settle(
   return { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay).toISOString(), error: outcome.error };
 }
 
-function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, retry: RetryPolicy, random: () => number): Job[] {
+function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, retry: RetryPolicy, random: () => number, busy: ReadonlySet<string>): Job[] {
   const due = store.raw
     .prepare<[string], DueDelivery>(
       `SELECT d.id, d.channel, d.attempts, d.claimed_by, d.next_attempt_at, ${ALERT_COLUMNS}
@@ -154,7 +164,7 @@ function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, ret
        ORDER BY d.next_attempt_at, d.id`,
     )
     .all(nowIso)
-    .filter((row) => isDue(row, nowIso));
+    .filter((row) => !busy.has(row.channel) && isDue(row, nowIso));
   const start = store.raw.prepare<[string, string, number, number, number]>(
     `UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?, claimed_by = ?
      WHERE id = ? AND attempts = ? AND status = 'pending'`,
@@ -208,14 +218,14 @@ function deliveryJobs(store: Store, options: DeliverOptions, nowIso: string, ret
   return jobs;
 }
 
-function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: () => number): Job[] {
+function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: () => number, busy: ReadonlySet<string>): Job[] {
   const due = store.raw
     .prepare<[string], DueDigest>(
       `SELECT id, rule, channel, attempts, claimed_by, next_attempt_at, created_at FROM digests
        WHERE status = 'pending' AND (next_attempt_at <= ? OR claimed_by IS NOT NULL) ORDER BY next_attempt_at, id`,
     )
     .all(nowIso)
-    .filter((row) => isDue(row, nowIso));
+    .filter((row) => !busy.has(row.channel) && isDue(row, nowIso));
   const members = store.raw.prepare<[string], AlertRow>(
     `SELECT ${ALERT_COLUMNS} FROM deliveries d JOIN alerts a ON a.id = d.alert_id ${ALERT_CURRENT.joins} WHERE d.digest_id = ? ORDER BY a.fired_at, a.id`,
   );
@@ -255,12 +265,22 @@ function digestJobs(store: Store, nowIso: string, retry: RetryPolicy, random: ()
 export async function deliverDue(store: Store, options: DeliverOptions): Promise<DeliverReport> {
   const retry = options.retry ?? DEFAULT_RETRY;
   const random = options.random ?? Math.random;
+  const busy = options.busyChannels ?? new Set<string>();
   const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
   const nowIso = options.now().toISOString();
-  const jobs = [...deliveryJobs(store, options, nowIso, retry, random), ...digestJobs(store, nowIso, retry, random)];
+  const lanes = new Map<string, Job[]>();
+  for (const job of [...deliveryJobs(store, options, nowIso, retry, random, busy), ...digestJobs(store, nowIso, retry, random, busy)]) {
+    const lane = lanes.get(job.channel);
+    if (lane) lane.push(job);
+    else lanes.set(job.channel, [job]);
+  }
+  // Marked before the first await, so a pass started meanwhile sees them taken.
+  for (const channel of lanes.keys()) busy.add(channel);
 
-  await mapLimit(jobs, options.concurrency ?? 8, async (job) => {
-    if (!job.start(options.now().toISOString())) return;
+  const run = async (job: Job): Promise<void> => {
+    // Rendering is synchronous: let the event loop (health checks, signals, replies) in between sends.
+    await yieldToEventLoop();
+    if (options.stopping?.() || !job.start(options.now().toISOString())) return;
     const channel = options.channels.get(job.channel);
     const message = job.message();
     const started = performance.now();
@@ -281,6 +301,16 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
     else if (dead) report.dead += job.count;
     else report.retrying += job.count;
     options.onOutcome?.({ channel: job.channel, kind: message.kind, count: job.count, outcome, dead, durationMs });
-  });
+  };
+
+  await Promise.all(
+    [...lanes].map(async ([channel, jobs]) => {
+      try {
+        await mapLimit(jobs, options.concurrencyPerChannel ?? 8, run);
+      } finally {
+        busy.delete(channel);
+      }
+    }),
+  );
   return report;
 }

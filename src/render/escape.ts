@@ -1,25 +1,38 @@
 // Text from the API is data: these functions make it inert for each medium.
 import sanitizeHtml from 'sanitize-html';
 
-/** Slack mrkdwn control characters: `<!channel>` becomes `&lt;!channel&gt;`, which pings nobody. */
-export function escapeSlack(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-// Escape sequences, in their 7-bit (ESC ...) and 8-bit (C1) forms: CSI (`ESC [ ... m`, cursor and
-// screen commands), strings up to BEL or ST (OSC `ESC ] ...`: window titles, hyperlinks, clipboard;
-// DCS, SOS, PM, APC), and the two-character escapes. An unterminated string loses only its opener.
-const ESCAPE_SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g;
+// Escape sequences: CSI (`ESC [` or C1 0x9b, parameters, one final byte); OSC, DCS, SOS, PM and APC
+// strings up to BEL or ST; and the two-byte escapes (`ESC c`, `ESC 7`). An unterminated string loses
+// only its introducer, so its text stays visible.
+const ESCAPE_SEQUENCE =
+  /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+const LINE_BREAK_OR_TAB = /\r\n|[\t\n\v\f\r\u2028\u2029]/g;
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
 
 /**
- * Text from the API made safe for one line of a terminal: escape sequences removed, tabs and line
- * breaks turned into spaces, every other C0 and C1 control character (and DEL) removed.
+ * Text from the API made safe for a terminal line: escape sequences (colours, cursor moves, window
+ * titles, hyperlinks) and C0/C1 control characters removed; line breaks and tabs become spaces.
  */
 export function stripControl(text: string): string {
-  return text
-    .replace(ESCAPE_SEQUENCE, '')
-    .replace(/[\t\n\v\f\r]/g, ' ')
-    .replace(/[\x00-\x1f\x7f-\x9f]/g, '');
+  return text.replace(ESCAPE_SEQUENCE, '').replace(LINE_BREAK_OR_TAB, ' ').replace(CONTROL, '');
+}
+
+// Slack has no escape for its formatting characters. A zero-width space after `*`, `_` or `~` keeps
+// it from opening a span (followed by a space) or closing one (not followed by a boundary), whichever
+// way Slack counts that space; a backtick, which needs no boundary, becomes a look-alike (U+02CB).
+const SLACK_EMPHASIS = /[*_~]/g;
+
+/**
+ * API text inert in Slack mrkdwn: `&`, `<`, `>` as entities (`<!channel>` pings nobody), formatting
+ * characters neutralized, and on one line, so it cannot end a quote or start a block of its own.
+ */
+export function escapeSlack(text: string): string {
+  return stripControl(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(SLACK_EMPHASIS, '$&\u200b')
+    .replace(/`/g, '\u02cb');
 }
 
 export function escapeHtml(text: string): string {

@@ -1,7 +1,7 @@
 export type { DigestMessage, EscapeMode, TemplateKind } from './types.ts';
 export { TEMPLATE_KINDS, isDigest } from './types.ts';
 export type { CompileResult, TemplateSet } from './templates.ts';
-export { compileTemplates, loadTemplates, renderAlert, renderDigest, SHIPPED_TEMPLATES_DIR } from './templates.ts';
+export { compileTemplates, describeRenderError, loadTemplates, renderAlert, renderDigest, SHIPPED_TEMPLATES_DIR } from './templates.ts';
 export type { AlertView, ChangeLine, DigestView, Fact } from './view.ts';
 export { alertView, digestView } from './view.ts';
 export type { SlackMessageContent } from './slack.ts';
@@ -10,5 +10,5 @@ export type { EmailContent } from './email.ts';
 export { renderEmail } from './email.ts';
 export type { WebhookAlertPayload, WebhookDigestPayload } from './webhook.ts';
 export { webhookAlertPayload, webhookBody, webhookDigestBody } from './webhook.ts';
-export { consoleLine } from './console-line.ts';
+export { consoleLine, renderConsoleLines } from './console-line.ts';
 export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText, stripControl } from './escape.ts';

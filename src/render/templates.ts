@@ -1,15 +1,16 @@
-// Message templates: LiquidJS, one engine per template folder, templates read once.
-// Templates are data (no code runs); output is escaped for the medium of each kind.
+// Message templates: LiquidJS, one engine per template folder. Templates are data (no code runs);
+// output is escaped for the medium of each kind; every render is bounded in time and memory.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, LiquidError, RenderError, toValueSync, type Template } from 'liquidjs';
 import type { Alert, RuleProblem } from '../core/types.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
 import { dateTime, fieldLabel, formatValue, kpiValue, signedPp, words } from './format.ts';
+import { sampleAlert, sampleDigest } from './sample.ts';
 import { alertView, digestView } from './view.ts';
-import { ESCAPE_BY_KIND, TEMPLATE_KINDS, type DigestMessage, type EscapeMode, type TemplateKind } from './types.ts';
+import { ESCAPE_BY_KIND, TEMPLATE_KINDS, isTemplateKind, type DigestMessage, type EscapeMode, type TemplateKind } from './types.ts';
 
 export interface TemplateSet {
   /** The folder the templates were read from. */
@@ -18,11 +19,23 @@ export interface TemplateSet {
   names(): Set<string>;
   /** The parsed template at a path relative to the folder (`default/alert.slack.liquid`), if any. */
   get(path: string): Template[] | undefined;
-  /** Renders parsed templates with the output escaping of a kind. */
-  render(templates: Template[], scope: object, mode: EscapeMode): string;
+  /** Renders parsed templates with the output escaping of a kind, failing after `limitMs`. */
+  render(templates: Template[], scope: object, mode: EscapeMode, limitMs: number): string;
 }
 
 export type CompileResult = { ok: true; set: TemplateSet } | { ok: false; problems: RuleProblem[] };
+
+/**
+ * How long one render may run. Rendering is synchronous, so a template that loops for long would
+ * hold the whole process (health checks, other channels, signals); it fails instead, for good.
+ */
+export const RENDER_LIMIT_MS = 200;
+/** A digest gets this much more per alert it lists (a day's batch may hold thousands). */
+export const RENDER_LIMIT_PER_ALERT_MS = 0.5;
+
+function digestRenderLimitMs(digest: DigestMessage): number {
+  return RENDER_LIMIT_MS + digest.alerts.length * RENDER_LIMIT_PER_ALERT_MS;
+}
 
 const EXT = '.liquid';
 const KIND_FILE = new RegExp(`^([a-z0-9][a-z0-9_-]*)\\.(${TEMPLATE_KINDS.join('|')})\\${EXT}$`);
@@ -61,9 +74,9 @@ function createEngine(files: Record<string, string>): Liquid {
     outputEscape(this: { context?: { globals?: unknown } }, value: unknown): string {
       return escapeFor(modeOf(this.context), stringify(value));
     },
-    // Bounds for user-edited templates.
+    // Bounds for user-edited templates (each render passes its own time limit).
     parseLimit: 1_000_000,
-    renderLimit: 2_000,
+    renderLimit: RENDER_LIMIT_MS,
     memoryLimit: 10_000_000,
   });
   // HTML from the API: allow-listed in HTML; flattened to escaped text elsewhere.
@@ -85,7 +98,79 @@ function createEngine(files: Record<string, string>): Liquid {
   return engine;
 }
 
-/** Compiles a folder's template files (relative path -> text). Pure: no disk, no clock. */
+/**
+ * A Liquid error as a problem: the file and position of the token it happened at (a partial's own
+ * when it happened there), and its message without Liquid's `, file:..., line:..., col:...` tail.
+ */
+function templateProblem(dir: string, path: string, error: unknown): RuleProblem {
+  const e = error as { token?: { file?: unknown; getPosition?: () => number[] }; originalError?: unknown };
+  const [line = 1, column = 1] = e.token?.getPosition?.() ?? [];
+  const file = typeof e.token?.file === 'string' && e.token.file !== '' ? e.token.file : path;
+  const cause = e.originalError instanceof Error ? e.originalError : error;
+  const text = cause instanceof Error ? cause.message : String(cause);
+  const message = (text.split('\n')[0] ?? text).replace(/(, file:.*)?, line:\d+, col:\d+$/, '');
+  return { file: join(dir, file), line, column, message };
+}
+
+/** A render failure on one line: `file:line:column: message` where Liquid knows the place. */
+export function describeRenderError(set: TemplateSet, error: unknown): string {
+  const token = (error as { token?: unknown }).token;
+  if (token === undefined) return error instanceof Error ? error.message : String(error);
+  const problem = templateProblem(set.dir, '', error);
+  return `${problem.file}:${problem.line}:${problem.column}: ${problem.message}`;
+}
+
+/** `{% include %}`/`{% render %}` of a named template that is not in the folder, wherever it sits. */
+function missingPartials(engine: Liquid, dir: string, path: string, templates: Template[]): RuleProblem[] {
+  const problems: RuleProblem[] = [];
+  const visit = (template: Template): void => {
+    const partial = template.partialScope?.();
+    if (partial !== undefined) {
+      try {
+        engine.parseFileSync(partial.name);
+      } catch {
+        const [line = 1, column = 1] = template.token.getPosition();
+        problems.push({ file: join(dir, template.token.file ?? path), line, column, message: `no template "${partial.name}" to include in ${dir}` });
+      }
+      return;
+    }
+    if (template.children) for (const child of toValueSync(template.children(false, true))) visit(child);
+  };
+  for (const template of templates) visit(template);
+  return problems;
+}
+
+/** A message template's kind and whether it renders digests, from its file name; else undefined. */
+function messageKind(path: string): { kind: TemplateKind; digest: boolean } | undefined {
+  const parts = path.split('/').pop()!.split('.');
+  const kind = parts.at(-2);
+  if (parts.length < 3 || parts.at(-1) !== 'liquid' || !isTemplateKind(kind)) return undefined;
+  return { kind, digest: parts.at(-3) === 'digest' };
+}
+
+/** Renders a message template once against a sample, under the limits of a real render. */
+function sampleProblems(set: TemplateSet, dir: string, path: string, templates: Template[]): RuleProblem[] {
+  const file = messageKind(path);
+  if (file === undefined) return []; // a partial: rendered by the templates that include it
+  const mode = ESCAPE_BY_KIND[file.kind];
+  try {
+    if (file.digest) {
+      const digest = sampleDigest();
+      set.render(templates, { digest, view: digestView(digest) }, mode, digestRenderLimitMs(digest));
+    } else {
+      const alert = sampleAlert();
+      set.render(templates, { alert, view: alertView(alert) }, mode, RENDER_LIMIT_MS);
+    }
+    return [];
+  } catch (error) {
+    return [templateProblem(dir, path, error)];
+  }
+}
+
+/**
+ * Compiles a folder's template files (relative path -> text) and checks each: it parses, every
+ * template it includes by name exists, and it renders a sample within the limits. Pure: no disk.
+ */
 export function compileTemplates(dir: string, files: Record<string, string>): CompileResult {
   const engine = createEngine(files);
   const parsed = new Map<string, Template[]>();
@@ -94,10 +179,7 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
     try {
       parsed.set(path, engine.parse(text, path));
     } catch (error) {
-      const token = (error as { token?: { getPosition?: () => [number, number] } }).token;
-      const [line, column] = token?.getPosition?.() ?? [1, 1];
-      const message = error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error);
-      problems.push({ file: join(dir, path), line, column, message });
+      problems.push(templateProblem(dir, path, error));
     }
   }
   if (problems.length > 0) return { ok: false, problems };
@@ -110,12 +192,32 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
     dir,
     names: () => new Set(names),
     get: (path) => parsed.get(path),
-    render(templates, scope, mode) {
+    render(templates, scope, mode, limitMs) {
       const globals = {};
       escapeModes.set(globals, mode);
-      return engine.renderSync(templates, scope, { globals }) as string;
+      try {
+        return engine.renderSync(templates, scope, { globals, renderLimit: limitMs }) as string;
+      } catch (error) {
+        // A limit struck before the first tag ran (a process paused that long) has no position:
+        // place it at the template's start, so the error still names the file.
+        const first = templates[0];
+        if (LiquidError.is(error) || first === undefined || !(error instanceof Error)) throw error;
+        throw new RenderError(error, first);
+      }
     },
   };
+  for (const [path, templates] of parsed) problems.push(...missingPartials(engine, dir, path, templates));
+  if (problems.length > 0) return { ok: false, problems };
+  const seen = new Set<string>();
+  for (const [path, templates] of parsed) {
+    for (const problem of sampleProblems(set, dir, path, templates)) {
+      // A failing partial fails every template that includes it: report it once, where it is.
+      const at = `${problem.file}:${problem.line}:${problem.column}`;
+      if (!seen.has(at)) problems.push(problem);
+      seen.add(at);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
   return { ok: true, set };
 }
 
@@ -177,7 +279,7 @@ export function renderAlert(set: TemplateSet, alert: Alert, kind: TemplateKind, 
     `default/alert.${kind}${EXT}`,
   ];
   const { templates } = resolve(set, candidates);
-  return tidy(set.render(templates, { alert, view: alertView(alert) }, ESCAPE_BY_KIND[kind]), kind);
+  return tidy(set.render(templates, { alert, view: alertView(alert) }, ESCAPE_BY_KIND[kind], RENDER_LIMIT_MS), kind);
 }
 
 /** Renders a digest for a kind: `<name>.digest.<kind>.liquid` when named, else `default/digest.<kind>.liquid`. */
@@ -187,5 +289,5 @@ export function renderDigest(set: TemplateSet, digest: DigestMessage, kind: Temp
     `default/digest.${kind}${EXT}`,
   ];
   const { templates } = resolve(set, candidates);
-  return tidy(set.render(templates, { digest, view: digestView(digest) }, ESCAPE_BY_KIND[kind]), kind);
+  return tidy(set.render(templates, { digest, view: digestView(digest) }, ESCAPE_BY_KIND[kind], digestRenderLimitMs(digest)), kind);
 }

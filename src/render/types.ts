@@ -11,6 +11,10 @@ export interface DigestMessage {
 export const TEMPLATE_KINDS = ['slack', 'email_subject', 'email_html', 'email_text', 'text'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
+export function isTemplateKind(value: unknown): value is TemplateKind {
+  return (TEMPLATE_KINDS as readonly unknown[]).includes(value);
+}
+
 /** How Liquid output is escaped for a kind: HTML entities, Slack mrkdwn control characters, or nothing. */
 export type EscapeMode = 'html' | 'slack' | 'plain';
 

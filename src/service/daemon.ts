@@ -64,6 +64,8 @@ interface Running {
   unwatch: () => void;
   /** Sends what is due now: digests at their cron time, and after each poll. */
   requestDelivery: () => void;
+  /** Resolves once no delivery pass is in flight. */
+  deliveriesInFlight: () => Promise<void>;
 }
 
 export function createDaemon(options: DaemonOptions): Daemon {
@@ -185,9 +187,11 @@ export function createDaemon(options: DaemonOptions): Daemon {
     requestDelivery();
   }
 
-  function deliveryWorker(store: Store): () => Promise<void> {
+  function deliveryWorker(store: Store, busyChannels: Set<string>, stopping: () => boolean): () => Promise<void> {
     return async () => {
       const report = await deliverNow(store, config, ruleSet, send, {
+        busyChannels,
+        stopping,
         onOutcome: (event) => {
           const outcome = event.outcome.ok ? 'delivered' : event.dead ? 'dead' : 'retrying';
           metrics.delivery(event.channel, outcome, event.count, event.durationMs);
@@ -297,23 +301,25 @@ export function createDaemon(options: DaemonOptions): Daemon {
       onError: (name, error) => log.error({ task: name, error: describeError(error) }, `${name} failed`),
       onSkip: (name) => log.debug({ task: name }, 'still running: tick skipped'),
     });
-    // Deliveries run one at a time (two workers could send one delivery twice); a request while
-    // one runs makes it go round once more.
-    let deliverAgain = false;
-    const deliverOnce = deliveryWorker(store);
-    const deliverTask = async (): Promise<void> => {
-      do {
-        deliverAgain = false;
-        await deliverOnce();
-      } while (deliverAgain && !scheduler.stopped);
-    };
+    // Delivery passes may overlap: each takes only the channels that no pass still in flight is
+    // sending to, so a channel whose server stalls holds up only itself, and new alerts for the
+    // other channels go at once. (A delivery is claimed before it is sent: never sent twice.)
+    const busyChannels = new Set<string>();
+    const passes = new Set<Promise<void>>();
+    const deliverOnce = deliveryWorker(store, busyChannels, () => scheduler.stopped);
     const requestDelivery = (): void => {
-      deliverAgain = true;
-      void scheduler.runNow('deliver', deliverTask);
+      if (scheduler.stopped) return;
+      const pass: Promise<void> = deliverOnce()
+        .catch((error: unknown) => log.error({ task: 'deliver', error: describeError(error) }, 'deliver failed'))
+        .finally(() => passes.delete(pass));
+      passes.add(pass);
+    };
+    const deliveriesInFlight = async (): Promise<void> => {
+      while (passes.size > 0) await Promise.all(passes);
     };
     const pollTask = (source: SourceName) => () => poll(store, connection, source, requestDelivery);
 
-    running = { store, connection, http, scheduler, unwatch: watchFolders(scheduler), requestDelivery };
+    running = { store, connection, http, scheduler, unwatch: watchFolders(scheduler), requestDelivery, deliveriesInFlight };
     scheduleDigests(requestDelivery);
 
     // What an earlier process left due is sent at once; then every source once (reports follow
@@ -323,7 +329,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     void scheduler.runNow('poll:kpis', pollTask('kpis'));
     void scheduler.runNow('poll:runs', pollTask('runs'));
     for (const source of SOURCES) scheduler.every(`poll:${source}`, intervals[source], pollTask(source));
-    scheduler.every('deliver', deliveryIntervalMs, deliverTask);
+    scheduler.every('deliver', deliveryIntervalMs, async () => requestDelivery());
     const prune = async (): Promise<void> => {
       const removed = await pruneSnapshots(store, new Date(Date.now() - config.snapshotRetentionMs));
       if (removed > 0) log.info({ removed }, 'old snapshots pruned');
@@ -340,7 +346,10 @@ export function createDaemon(options: DaemonOptions): Daemon {
       log.info({ timeout_s: stopTimeoutMs / 1000 }, 'stopping: no new polls; waiting for polls and deliveries in flight');
       current.unwatch();
       for (const task of digestTasks) void task.destroy();
-      const drained = await Promise.race([current.scheduler.stop().then(() => true), sleep(stopTimeoutMs, false)]);
+      const drained = await Promise.race([
+        current.scheduler.stop().then(() => current.deliveriesInFlight()).then(() => true),
+        sleep(stopTimeoutMs, false),
+      ]);
       // An abandoned delivery has its attempt counted and stays pending: the next start sends it
       // again with the same id, so nothing is lost.
       if (!drained) log.warn('work still in flight after the stop timeout: abandoned; pending deliveries are sent at the next start');

@@ -10,6 +10,9 @@ export interface DeliverNowOptions {
   /** Close every open digest batch, due or not. */
   flush?: boolean;
   onOutcome?: DeliverOptions['onOutcome'];
+  /** For overlapping passes of the daemon: see DeliverOptions. */
+  busyChannels?: DeliverOptions['busyChannels'];
+  stopping?: DeliverOptions['stopping'];
 }
 
 /** `send` comes from createChannelSender, built once per rule set rather than per pass. */
@@ -29,5 +32,7 @@ export async function deliverNow(
     groupKinds: GROUPING_KINDS,
     groupAbove: config.slackGroupAbove,
     onOutcome: options.onOutcome,
+    busyChannels: options.busyChannels,
+    stopping: options.stopping,
   });
 }

@@ -10,6 +10,8 @@ import {
   type SendToChannel,
 } from '../notify/index.ts';
 import {
+  describeRenderError,
+  renderConsoleLines,
   renderEmail,
   renderSlackDigest,
   renderSlackGroup,
@@ -52,37 +54,51 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
   const email = config.smtpUrl ? createEmailNotifier({ smtpUrl: config.smtpUrl, from: config.emailFrom }) : undefined;
   const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000, now: options.now ?? (() => new Date()) });
 
-  return async (channel: Channel, message: OutgoingMessage): Promise<DeliveryOutcome> => {
+  /** Renders the message for the channel now; the returned function sends it. */
+  function prepare(channel: Channel, message: OutgoingMessage): () => Promise<DeliveryOutcome> {
     const single: Alert | DigestMessage =
       message.kind === 'alert' ? message.alert : message.kind === 'digest' ? message.digest : asDigest(message);
     // A rule's `template:` names its alerts' templates and its digests' (`<name>.digest.<kind>`).
     const template =
       message.kind === 'alert' ? templateOf.get(message.alert.rule) : message.kind === 'digest' ? templateOf.get(message.digest.rule) : undefined;
     switch (channel.type) {
-      case 'console':
-        if (message.kind === 'group') {
-          for (const alert of message.alerts) await consoleNotifier.send(alert);
-          return { ok: true };
-        }
-        return consoleNotifier.send(single);
+      case 'console': {
+        const lines =
+          message.kind === 'group'
+            ? message.alerts.flatMap((alert) => renderConsoleLines(templates, alert, templateOf.get(alert.rule)))
+            : renderConsoleLines(templates, single, template);
+        return () => consoleNotifier.send(lines);
+      }
       case 'slack': {
-        if (!slack) return unconfigured('SLACK_BOT_TOKEN');
+        if (!slack) return async () => unconfigured('SLACK_BOT_TOKEN');
         const content =
           message.kind === 'alert'
             ? renderSlackMessage(templates, message.alert, template)
             : message.kind === 'group'
               ? renderSlackGroup(templates, message.alerts)
               : renderSlackDigest(templates, message.digest, template);
-        return slack.send({ channel: channel.channel, ...content });
+        return () => slack.send({ channel: channel.channel, ...content });
       }
       case 'email': {
-        if (!email) return unconfigured('SMTP_URL');
-        return email.send({ id: single.id, to: channel.to, ...renderEmail(templates, single, template) });
+        if (!email) return async () => unconfigured('SMTP_URL');
+        const content = renderEmail(templates, single, template);
+        return () => email.send({ id: single.id, to: channel.to, ...content });
       }
       case 'webhook': {
         const body = message.kind === 'alert' ? webhookBody(message.alert) : webhookDigestBody(single as DigestMessage);
-        return webhook.send({ url: channel.url, id: single.id, body, secret: channel.secret, headers: channel.headers });
+        return () => webhook.send({ url: channel.url, id: single.id, body, secret: channel.secret, headers: channel.headers });
       }
     }
+  }
+
+  return async (channel: Channel, message: OutgoingMessage): Promise<DeliveryOutcome> => {
+    let send: () => Promise<DeliveryOutcome>;
+    try {
+      send = prepare(channel, message);
+    } catch (error) {
+      // A template that fails, or runs past its time limit, fails the same way on every attempt.
+      return { ok: false, retryable: false, error: `template ${describeRenderError(templates, error)}` };
+    }
+    return send();
   };
 }

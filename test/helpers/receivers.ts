@@ -1,7 +1,7 @@
 // Local servers that stand in for the outside world in delivery tests, each on port 0:
 // Slack's Web API, a webhook receiver, an SMTP server. Each records what it received.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 async function listen(server: Server): Promise<number> {
@@ -174,6 +174,39 @@ export async function startSmtp(): Promise<SmtpReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.server.address() as AddressInfo;
   return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+export interface StalledSmtp {
+  /** `smtp://127.0.0.1:<port>`, for SMTP_URL. */
+  url: string;
+  /** Connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/** An SMTP server that greets and then never answers again: every client waits on its socket. */
+export async function startStalledSmtp(): Promise<StalledSmtp> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createNetServer((socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.write('220 stalled.example ESMTP\r\n');
+    // Whatever comes next (EHLO, ...) is read and never answered.
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    connections: () => accepted,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** A header of a raw message, unfolded; MIME encoded-words decoded. */

@@ -4,7 +4,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmailNotifier, type EmailMessage } from '../../src/notify/index.ts';
 import { loadTemplates, renderEmail, type TemplateSet } from '../../src/render/index.ts';
-import { mailHeader, mailPart } from '../helpers/receivers.ts';
+import { mailHeader, mailPart, startStalledSmtp } from '../helpers/receivers.ts';
 import { crossesAlert, evilAlert } from '../unit/render-fixtures.ts';
 
 const set: TemplateSet = await loadTemplates(fileURLToPath(new URL('../../templates', import.meta.url)));
@@ -103,6 +103,21 @@ describe('email notifier', () => {
     expect(outcome).toMatchObject({ ok: false, retryable: false });
     expect(JSON.stringify(outcome)).not.toContain(PASSWORD);
     expect(JSON.stringify(outcome)).not.toContain('alerts@example.com');
+  });
+
+  it('a server that greets and then goes silent fails the attempt, retryable, within a minute', { timeout: 90_000 }, async () => {
+    const stalled = await startStalledSmtp();
+    try {
+      const started = Date.now();
+      const outcome = await createEmailNotifier({ smtpUrl: stalled.url, from: 'edgewatch@localhost' }).send(message(crossesAlert));
+      // nodemailer's own socket timeout is 10 minutes; ours is tens of seconds.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(outcome).toMatchObject({ ok: false, retryable: true });
+      expect(outcome.ok ? '' : outcome.error).toMatch(/^smtp ETIMEDOUT: /);
+      expect(stalled.connections()).toBe(1);
+    } finally {
+      await stalled.close();
+    }
   });
 
   it('a refused connection is retryable', async () => {

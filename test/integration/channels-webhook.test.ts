@@ -123,6 +123,18 @@ describe('webhook notifier', () => {
     expect(JSON.stringify(outcome)).not.toContain(SECRET.slice(6));
   });
 
+  it('a header Node refuses to send is a permanent failure naming the header, not its value, and nothing is sent', async () => {
+    const { url, received } = await receiver([status(200)]);
+    const notifier = createWebhookNotifier();
+    const newline = await notifier.send({ url, id: 'a', body: '{}', headers: { 'X-Token': 'tok-secret-value\r\nX-Injected: 1' } });
+    expect(newline).toEqual({ ok: false, retryable: false, error: 'webhook: cannot send: invalid x-token header' });
+    const snowman = await notifier.send({ url, id: 'a', body: '{}', headers: { 'X-Team': 'research ☃' } });
+    expect(snowman).toEqual({ ok: false, retryable: false, error: 'webhook: cannot send: invalid x-team header' });
+    const name = await notifier.send({ url, id: 'a', body: '{}', headers: { 'X Team': 'research' } });
+    expect(name).toEqual({ ok: false, retryable: false, error: 'webhook: cannot send: invalid header key' });
+    expect(received).toEqual([]);
+  });
+
   it('a malformed secret is a permanent failure that does not echo it', async () => {
     const outcome = await createWebhookNotifier().send({ url: 'http://127.0.0.1:9/', id: 'a', body: '{}', secret: 'whsec_not base64!!' });
     expect(outcome).toMatchObject({ ok: false, retryable: false });

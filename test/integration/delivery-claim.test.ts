@@ -51,8 +51,8 @@ rules:
   second = await openStore(p.dbPath);
   try {
     const [a, b] = await Promise.all([
-      deliverDue(p.store, { channels, send, now: () => new Date(), concurrency: 4 }),
-      deliverDue(second, { channels, send, now: () => new Date(), concurrency: 4 }),
+      deliverDue(p.store, { channels, send, now: () => new Date(), concurrencyPerChannel: 4 }),
+      deliverDue(second, { channels, send, now: () => new Date(), concurrencyPerChannel: 4 }),
     ]);
     expect(a.delivered + b.delivered).toBe(30);
   } finally {

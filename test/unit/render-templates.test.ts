@@ -7,6 +7,7 @@ import type { Alert } from '../../src/core/types.ts';
 import {
   TEMPLATE_KINDS,
   compileTemplates,
+  describeRenderError,
   loadTemplates,
   renderAlert,
   renderDigest,
@@ -134,6 +135,26 @@ describe('escaping API text', () => {
     expect(d).toContain('&lt;!channel&gt;');
   });
 
+  it('in Slack, quoted API text stays quoted and its *bold*, _italics_, ~strike~ and `code` do not format', () => {
+    const sneaky: Alert = {
+      ...crossesAlert,
+      summary: 'Fed *pump* it\n> fake quote',
+      current: { ...crossesAlert.current, key_takeaway: 'Cut priced too low.\nBUY *now* _really_ ~sure~ `rm`' },
+    };
+    const { text, blocks } = renderSlackMessage(set, sneaky);
+    const quote = text.split('\n').filter((line) => line.includes('Cut priced'));
+    // One quoted line holds the whole takeaway; nothing of it escapes the quote.
+    expect(quote).toEqual(['> Cut priced too low. BUY *\u200bnow*\u200b _\u200breally_\u200b ~\u200bsure~\u200b ˋrmˋ']);
+    expect(text.split('\n').filter((line) => line.includes('BUY'))).toEqual(quote);
+    // The template's own bold around the summary still opens and closes; the API's inner ones cannot.
+    expect(text).toContain('*Fed *\u200bpump*\u200b it &gt; fake quote*');
+    const all = `${text}\n${JSON.stringify(blocks)}\n${renderSlackGroup(set, [sneaky, crossesAlert]).text}\n${renderDigest(set, { ...digest, alerts: [sneaky] }, 'slack')}`;
+    // Every formatting character from the API is followed by the zero-width space; no backtick is left.
+    expect(all).not.toMatch(/[*_~](pump|now|really|sure)|(pump|now|really|sure)[*_~](?!\u200b)|`/);
+    expect(all).toContain('*\u200bpump*\u200b');
+    expect(all).not.toMatch(/\n> fake/);
+  });
+
   it('user templates are escaped the same way; safe_html sanitizes, raw text flattens in Slack', () => {
     const custom = compile({
       'x.email_html.liquid': '<h1>{{ view.title }}</h1>{{ alert.current.executive_summary_richtext | safe_html }}',
@@ -180,13 +201,88 @@ describe('template resolution and safety', () => {
   });
 
   it('templates cannot reach the disk or object internals', () => {
+    expect(compileTemplates('mem', { 'a.text.liquid': "x\n {% include '../../../../etc/passwd' %}" })).toEqual({
+      ok: false,
+      problems: [{ file: 'mem/a.text.liquid', line: 2, column: 2, message: 'no template "../../../../etc/passwd" to include in mem' }],
+    });
     const sneaky = compile({
-      'a.text.liquid': "{% include '../../../../etc/passwd' %}",
+      // A name computed at render time, on a branch the sample alert does not take.
+      'a.text.liquid': "{% if alert.rule != 'sample-rule' %}{% assign f = '../../../../etc/passwd' %}{% include f %}{% endif %}",
       'b.text.liquid': '[{{ alert.constructor.name }}{{ alert.__proto__ }}{{ alert.changes.constructor }}]',
       'default/alert.text.liquid': 'd',
     });
-    expect(() => renderAlert(sneaky, crossesAlert, 'text', 'a')).toThrow();
+    expect(() => renderAlert(sneaky, crossesAlert, 'text', 'a')).toThrow(/ENOENT/);
     expect(renderAlert(sneaky, crossesAlert, 'text', 'b')).toBe('[]');
+  });
+});
+
+// Nested loops that keep the CPU busy for seconds unless the render's time limit stops them.
+const BURN = '{% for i in (1..3000) %}{% for j in (1..3000) %}x{% endfor %}{% endfor %}';
+
+describe('template limits and validation', () => {
+  it('a render that loops for long fails within a fraction of a second, naming the template and place', () => {
+    // Heavy only on real alerts (not on the sample that compiling renders), so it compiles.
+    const heavy = compile({ 'burn.text.liquid': `{% if alert.rule != 'sample-rule' %}\n${BURN}{% endif %}`, 'default/alert.text.liquid': 'd' });
+    const started = performance.now();
+    let error: unknown;
+    try {
+      renderAlert(heavy, crossesAlert, 'text', 'burn');
+    } catch (caught) {
+      error = caught;
+    }
+    // Before the limit was lowered, this render held the process for about 2 s.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // Where the limit strikes within the loops depends on timing: the line is certain, the column not.
+    expect(describeRenderError(heavy, error)).toMatch(/^mem\/burn\.text\.liquid:2:\d+: template render limit exceeded$/);
+  });
+
+  it('a limit that strikes before the first tag ran still names the template', () => {
+    const plain = compile({ 'a.text.liquid': 'hello {{ alert.rule }}' });
+    let error: unknown;
+    try {
+      plain.render(plain.get('a.text.liquid')!, { alert: crossesAlert }, 'plain', 0);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(describeRenderError(plain, error)).toBe('mem/a.text.liquid:1:1: template render limit exceeded');
+  });
+
+  it('renders every message template against a sample: one that runs too long is reported at file:line:column', () => {
+    expect(compileTemplates('tpl', { 'burn.slack.liquid': `Hi\n${BURN}`, 'ok.slack.liquid': '{{ view.title }}' })).toEqual({
+      ok: false,
+      problems: [{ file: 'tpl/burn.slack.liquid', line: 2, column: expect.any(Number), message: 'template render limit exceeded' }],
+    });
+    const digest = compileTemplates('tpl', { 'x.digest.email_text.liquid': `{% for a in digest.alerts %}${BURN}{% endfor %}` });
+    expect(digest.ok ? [] : digest.problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual(['tpl/x.digest.email_text.liquid:1: template render limit exceeded']);
+  });
+
+  it('rejects an include or render of a template that does not exist, where it is written, taken branch or not', () => {
+    const result = compileTemplates('tpl', {
+      'inc.text.liquid': "{% if alert.rule == 'nope' %}\n  {% render 'nowhere' %}{% endif %}",
+      'x.digest.slack.liquid': "{% for a in digest.alerts %}{% include 'part' %}{% endfor %}",
+      'part.liquid': "{{ a.rule }} {% include 'gone' %}",
+    });
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        { file: 'tpl/inc.text.liquid', line: 2, column: 3, message: 'no template "nowhere" to include in tpl' },
+        { file: 'tpl/part.liquid', line: 1, column: 14, message: 'no template "gone" to include in tpl' },
+      ],
+    });
+  });
+
+  it('reports a partial that fails on the sample once, in its own file', () => {
+    const result = compileTemplates('tpl', {
+      'a.text.liquid': "{% include 'slow' %}",
+      'b.slack.liquid': "{% include 'slow' %}",
+      'slow.liquid': `\n${BURN}`,
+    });
+    expect(result).toEqual({ ok: false, problems: [{ file: 'tpl/slow.liquid', line: 2, column: expect.any(Number), message: 'template render limit exceeded' }] });
+  });
+
+  it('the shipped templates pass, and render a digest of 2,000 alerts within the limits', () => {
+    const alerts = Array.from({ length: 2_000 }, (_, i) => ({ ...crossesAlert, id: `A${i}`, entity: `E${i}` }));
+    for (const kind of TEMPLATE_KINDS) expect(renderDigest(set, { ...digest, alerts }, kind).length).toBeGreaterThan(0);
   });
 });
 

@@ -1,23 +1,17 @@
-// Standard output: one line per alert naming the rule and the entity.
-import type { Alert } from '../../core/types.ts';
-import { consoleLine } from '../../render/console-line.ts';
-import { isDigest, type DigestMessage } from '../../render/types.ts';
+// Standard output: the lines rendered for the console (render/console-line.ts), one per alert.
 import { delivered, errorMessage, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface ConsoleNotifierOptions {
   write?: (line: string) => void;
-  /** How one alert reads; `[severity] rule entity: summary` by default. */
-  format?: (alert: Alert) => string;
 }
 
-export function createConsoleNotifier(options: ConsoleNotifierOptions = {}): Notifier<Alert | DigestMessage> {
+export function createConsoleNotifier(options: ConsoleNotifierOptions = {}): Notifier<string[]> {
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const format = options.format ?? consoleLine;
   return {
-    async send(message) {
+    async send(lines) {
       try {
-        for (const alert of isDigest(message) ? message.alerts : [message]) write(format(alert));
+        for (const line of lines) write(line);
         return delivered;
       } catch (error) {
         return failed(true, `console: ${errorMessage(error)}`);

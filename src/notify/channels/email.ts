@@ -26,6 +26,13 @@ export interface EmailNotifierOptions {
   transport?: MailTransport;
 }
 
+/**
+ * Timeouts of every SMTP connection (nodemailer's own wait up to 2 and 10 minutes): a server that
+ * accepts and then goes silent fails the attempt, which is retried later, within half a minute.
+ * A URL's own `?connectionTimeout=...` parameters still take precedence.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 20_000, greetingTimeout: 20_000, socketTimeout: 30_000 } as const;
+
 /** A Message-ID that depends only on the id, so a resend is recognisably the same message. */
 export function messageIdFor(id: string, from: string): string {
   const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? 'edgewatch';
@@ -59,7 +66,7 @@ export function smtpOutcome(error: unknown, secrets: string[]): DeliveryOutcome 
 
 export function createEmailNotifier(options: EmailNotifierOptions): Notifier<EmailMessage> {
   const secrets = secretsOf(options.smtpUrl);
-  const transport: MailTransport = options.transport ?? nodemailer.createTransport(options.smtpUrl);
+  const transport: MailTransport = options.transport ?? nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS });
   return {
     async send(message) {
       try {

@@ -48,6 +48,11 @@ function networkError(error: unknown): string {
   return errorMessage(error);
 }
 
+function refusedLocally(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_URL';
+}
+
 export function createWebhookNotifier(options: WebhookNotifierOptions = {}): Notifier<WebhookMessage> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const now = options.now ?? (() => new Date());
@@ -76,8 +81,12 @@ export function createWebhookNotifier(options: WebhookNotifierOptions = {}): Not
         const retryAfterMs = retryable ? parseRetryAfter(response.headers['retry-after']) : undefined;
         return failed(retryable, `webhook: HTTP ${status}`, retryAfterMs);
       } catch (error) {
-        const what = signal.aborted ? `timeout after ${timeoutMs} ms` : networkError(error);
-        return failed(true, `webhook: ${what}`);
+        if (signal.aborted) return failed(true, `webhook: timeout after ${timeoutMs} ms`);
+        // Refused before anything was sent (a header value with a line break or outside Latin-1,
+        // a malformed URL): every attempt would be refused the same way. The message names the
+        // header, never its value.
+        if (refusedLocally(error)) return failed(false, `webhook: cannot send: ${errorMessage(error)}`);
+        return failed(true, `webhook: ${networkError(error)}`);
       }
     },
   };
