@@ -1,11 +1,11 @@
 // Rule files: YAML text -> channels and rules, or every problem with its position.
 // Pure: the caller hands in the environment, the template names and which transports exist.
-import { LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Channel, FilterClause, FilterOperator, Rule, RuleProblem, SourceName, Trigger, TriggerType } from '../core/types.ts';
 import { SOURCES } from '../core/types.ts';
 import { checkField, editDistance, ordinalOrder, type FieldKind } from './fields.ts';
 import { FILTER_OPERATORS } from './filter.ts';
-import { describeValue, formatPath, fromZodIssues, locate, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
+import { createLocator, describeValue, formatPath, fromZodIssues, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
 import {
   CHANNEL_SCHEMAS,
   CHANNEL_TYPES,
@@ -58,7 +58,6 @@ const RULE_KEYS = Object.keys(RuleSchema.shape);
 const DIGEST_KEYS = Object.keys(DigestSchema.shape);
 const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
 
-/** Parses one rule file without the checks that depend on other files (unique names, notify). */
 /** Where the first unresolved alias (or else the first alias) starts; 0 when there is none. */
 function aliasOffset(doc: Document): number {
   let first: number | undefined;
@@ -77,15 +76,41 @@ function aliasOffset(doc: Document): number {
   return unresolved ?? first ?? 0;
 }
 
+/**
+ * Where each repeated key of a map starts. The yaml library's own check (`uniqueKeys`) compares
+ * every key with all before it, which is quadratic in a map's size; this one uses a set per map.
+ */
+function duplicateKeyOffsets(doc: Document): number[] {
+  const offsets: number[] = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) offsets.push(pair.key.range?.[0] ?? 0);
+        seen.add(pair.key.value);
+      }
+    },
+  });
+  return offsets;
+}
+
+/** Parses one rule file without the checks that depend on other files (unique names, notify). */
 export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext): ParsedRuleFileDetail {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const empty: ParsedRuleFileDetail = { file, channels: [], rules: [], problems: [], channelNames: [], ruleNames: [], notifyRefs: [] };
-  if (doc.errors.length > 0) {
-    const problems = doc.errors.map((error) => {
-      const { line, col } = lineCounter.linePos(error.pos[0]);
-      return { file, line, column: col, message: `invalid YAML: ${error.message.split('\n')[0]}` };
-    });
+  const yamlErrors = [
+    ...doc.errors.map((error) => ({ offset: error.pos[0], message: error.message.split('\n')[0] })),
+    ...duplicateKeyOffsets(doc).map((offset) => ({ offset, message: 'Map keys must be unique' })),
+  ];
+  if (yamlErrors.length > 0) {
+    const problems = yamlErrors
+      .sort((a, b) => a.offset - b.offset)
+      .map((error) => {
+        const { line, col } = lineCounter.linePos(error.offset);
+        return { file, line, column: col, message: `invalid YAML: ${error.message}` };
+      });
     return { ...empty, problems };
   }
 
@@ -102,7 +127,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   const issues: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];
-  const position = (path: IssuePath, at?: 'key' | 'value') => locate(doc, lineCounter, path, at);
+  const position = createLocator(doc, lineCounter);
   const detail = { ...empty };
 
   if (raw !== null && raw !== undefined) {
@@ -148,15 +173,24 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   }
 
   // A value that could not be substituted is reported once, as the missing variable.
-  const all = [...envIssues, ...issues.filter((issue) => !envIssues.some((env) => isPrefix(env.path, issue.path)))];
-  const valid = (base: IssuePath) => !all.some((issue) => isPrefix(base, issue.path));
+  const envPaths = new Set(envIssues.map((issue) => pathKey(issue.path)));
+  const all = [...envIssues, ...issues.filter((issue) => !pathPrefixes(issue.path).some((prefix) => envPaths.has(pathKey(prefix))))];
+  // Channels and rules are entries two segments deep (channels.NAME, rules[i]): any problem at
+  // or below an entry makes it invalid.
+  const invalidEntries = new Set(all.filter((issue) => issue.path.length >= 2).map((issue) => pathKey(issue.path.slice(0, 2))));
+  const valid = (base: IssuePath) => !invalidEntries.has(pathKey(base));
   return {
     ...detail,
     channels: channels.filter((c) => valid(c.base)).map((c) => c.channel),
     rules: rules.filter((r) => valid(r.base)).map((r) => r.rule),
-    problems: toProblems(doc, lineCounter, file, all),
+    problems: toProblems(position, file, all),
   };
 }
+
+/** Channels named in an unknown-channel message; more are counted instead. */
+const LISTED_CHANNELS = 30;
+/** Unknown channel names that get a "did you mean"; later ones do not. */
+const SUGGESTED_CHANNELS = 20;
 
 /**
  * The checks across files: channel and rule names are unique (the second occurrence is reported,
@@ -180,12 +214,17 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
       else firstRule.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
     }
   }
-  const declared = [...firstChannel.keys()];
+  const declared = [...firstChannel.keys()].sort();
+  const channelList =
+    declared.length === 0 ? ' (no channel is defined)' : declared.length <= LISTED_CHANNELS ? ` (channels: ${declared.join(', ')})` : ` (${declared.length} channels are defined)`;
+  // A suggestion compares the name with every channel: only the first unknown names get one,
+  // so that a file full of them is still checked in linear time.
+  let suggestions = 0;
   for (const parsed of files) {
     for (const ref of parsed.notifyRefs) {
       if (!firstChannel.has(ref.name)) {
-        const known = declared.length > 0 ? `${didYouMean(ref.name, declared)} (channels: ${[...declared].sort().join(', ')})` : ' (no channel is defined)';
-        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.name}" in notify${known}`));
+        const suggestion = suggestions++ < SUGGESTED_CHANNELS ? didYouMean(ref.name, declared) : '';
+        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.name}" in notify${suggestion}${channelList}`));
       }
     }
   }
@@ -528,12 +567,27 @@ function isOneOf<T extends string>(value: unknown, options: readonly T[]): value
   return typeof value === 'string' && (options as readonly string[]).includes(value);
 }
 
-function isPrefix(prefix: IssuePath, path: IssuePath): boolean {
-  return prefix.length <= path.length && prefix.every((segment, i) => String(segment) === String(path[i]));
+/** A path as a string key for sets and maps. */
+function pathKey(path: IssuePath): string {
+  return JSON.stringify(path.map(String));
 }
+
+/** `a.b` -> the root, `a`, `a.b` */
+function pathPrefixes(path: IssuePath): IssuePath[] {
+  return Array.from({ length: path.length + 1 }, (_, i) => path.slice(0, i));
+}
+
+/** Names longer than this get no suggestion: comparing them costs their length squared. */
+const SUGGESTED_NAME_LENGTH = 64;
 
 /** ` (did you mean x?)` when one of `known` is close to `name`. */
 function didYouMean(name: string, known: readonly string[]): string {
-  const close = known.filter((candidate) => editDistance(name.toLowerCase(), candidate.toLowerCase()) <= Math.max(1, Math.floor(candidate.length / 4)));
+  if (name.length > SUGGESTED_NAME_LENGTH) return '';
+  const lower = name.toLowerCase();
+  const close = known.filter((candidate) => {
+    const allowed = Math.max(1, Math.floor(candidate.length / 4));
+    // The distance is at least the difference in length: most candidates stop here.
+    return Math.abs(candidate.length - name.length) <= allowed && editDistance(lower, candidate.toLowerCase()) <= allowed;
+  });
   return close.length > 0 ? ` (did you mean ${close.slice(0, 3).join(', ')}?)` : '';
 }
