@@ -10,7 +10,8 @@ import {
   CHANNEL_SCHEMAS,
   CHANNEL_TYPES,
   DigestSchema,
-  isReservedHeader,
+  headerNameProblem,
+  headerValueProblem,
   RuleSchema,
   TopLevelSchema,
   TRIGGER_SCHEMAS,
@@ -273,14 +274,11 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
   if (type === 'slack' && !ctx.transports.slack) issues.push({ path: [...base, 'type'], message: `${label}: slack needs SLACK_BOT_TOKEN` });
   if (type === 'email' && !ctx.transports.email) issues.push({ path: [...base, 'type'], message: `${label}: email needs SMTP_URL` });
   if (type === 'webhook' && isPlainObject(value.headers)) {
-    for (const header of Object.keys(value.headers)) {
-      if (isReservedHeader(header)) {
-        issues.push({
-          path: [...base, 'headers', header],
-          at: 'key',
-          message: `${label}: header "${header}" cannot be set here (content-type and webhook-* are edgewatch's own)`,
-        });
-      }
+    for (const [header, headerValue] of Object.entries(value.headers)) {
+      const nameProblem = headerNameProblem(header);
+      if (nameProblem) issues.push({ path: [...base, 'headers', header], at: 'key', message: `${label}: ${nameProblem}` });
+      const valueProblem = typeof headerValue === 'string' ? headerValueProblem(headerValue) : undefined;
+      if (valueProblem) issues.push({ path: [...base, 'headers', header], message: `${label}: header ${JSON.stringify(header)}: ${valueProblem}` });
     }
   }
   const schema = CHANNEL_SCHEMAS[type];

@@ -183,8 +183,29 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-/** Headers a channel may not set: the body's type and the Standard Webhooks headers. */
-export function isReservedHeader(name: string): boolean {
-  const lower = name.trim().toLowerCase();
-  return lower === 'content-type' || lower.startsWith('webhook-');
+/** An HTTP header name: a token (RFC 9110, 5.6.2). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP header value: visible characters, spaces and tabs; never a line break. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers of the HTTP connection itself: the client sets them, or they change how it talks. */
+const CONNECTION_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+
+/**
+ * Why a webhook channel cannot send this header name, or undefined when it can: sending it
+ * would fail on every attempt, or replace what edgewatch or the connection sets.
+ */
+export function headerNameProblem(name: string): string | undefined {
+  const quoted = `header ${JSON.stringify(name)}`;
+  const lower = name.toLowerCase();
+  if (!HEADER_NAME.test(name)) return `${quoted}: not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+  if (lower === 'content-type' || lower.startsWith('webhook-')) return `${quoted} cannot be set here (content-type and webhook-* are edgewatch's own)`;
+  if (CONNECTION_HEADERS.has(lower) || lower.startsWith('proxy-')) {
+    return `${quoted} cannot be set here (Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Expect and Proxy-* belong to the HTTP connection)`;
+  }
+  return undefined;
+}
+
+/** Why a header value cannot be sent, or undefined. The value itself is never quoted: it may hold a secret. */
+export function headerValueProblem(value: string): string | undefined {
+  return HEADER_VALUE.test(value) ? undefined : 'the value holds a line break, a control character or a character beyond Latin-1, which HTTP headers cannot carry';
 }

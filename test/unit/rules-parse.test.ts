@@ -111,6 +111,18 @@ const cases: Case[] = [
   { name: 'webhook webhook-* header', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { Webhook-Signature: x }'), line: 5, column: 16, message: /^channel "hook": header "Webhook-Signature" cannot be set here/ },
   { name: 'unset environment variable', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    secret: ${MISSING_SECRET}'), line: 5, column: 13, message: 'channels.hook.secret: environment variable MISSING_SECRET is not set (used as ${MISSING_SECRET})' },
   { name: 'environment variable set to empty', text: channel('  hook:', '    type: webhook', '    url: ${HOOK_URL}'), ctx: { env: { HOOK_URL: '' } }, line: 4, column: 10, message: 'channels.hook.url: environment variable HOOK_URL is not set (used as ${HOOK_URL})' },
+  // Webhook headers that could never be sent, or would change the connection
+  { name: 'webhook header name with a line break', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers:', '      "X-Team\\r\\nX-Injected": evil'), line: 6, column: 7, message: 'channel "hook": header "X-Team\\r\\nX-Injected": not an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~ only)' },
+  { name: 'webhook header name with a space', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { "X Team": research }'), line: 5, column: 16, message: /^channel "hook": header "X Team": not an HTTP header name/ },
+  { name: 'webhook header value with a line break', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers:', '      X-Team: "research\\r\\nX-Injected: evil"'), line: 6, column: 15, message: 'channel "hook": header "X-Team": the value holds a line break, a control character or a character beyond Latin-1, which HTTP headers cannot carry' },
+  { name: 'webhook header value with a line break from the environment', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { Authorization: "Bearer ${HOOK_TOKEN}" }'), ctx: { env: { HOOK_TOKEN: 'tok\r\nX-Injected: 1' } }, line: 5, column: 31, message: /^channel "hook": header "Authorization": the value holds a line break/ },
+  ...['Transfer-Encoding', 'Host', 'Content-Length', 'Connection', 'Keep-Alive', 'Upgrade', 'TE', 'Trailer', 'Expect', 'Proxy-Authorization', 'proxy-connection'].map((header) => ({
+    name: `webhook ${header} header`,
+    text: channel('  hook:', '    type: webhook', '    url: https://example.com', `    headers: { ${header}: x }`),
+    line: 5,
+    column: 16,
+    message: `channel "hook": header "${header}" cannot be set here (Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Expect and Proxy-* belong to the HTTP connection)`,
+  })),
 ];
 
 describe('parseRuleFile problems: one per case, at the right place', () => {
