@@ -3,6 +3,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, readdir, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { CREDENTIAL_VARIABLES } from '../config.ts';
 import type { Channel, Rule, RuleProblem } from '../core/types.ts';
 import { checkAcrossFiles, parseRuleFileDetail, type RuleContext } from './parse.ts';
 
@@ -93,7 +94,12 @@ export function ruleContext(
   config: { env: Readonly<Record<string, string | undefined>>; slackToken: string | undefined; smtpUrl: string | undefined },
   templates: ReadonlySet<string>,
 ): RuleContext {
-  return { env: config.env, templates, transports: { slack: Boolean(config.slackToken), email: Boolean(config.smtpUrl) } };
+  return {
+    env: config.env,
+    credentials: CREDENTIAL_VARIABLES,
+    templates,
+    transports: { slack: Boolean(config.slackToken), email: Boolean(config.smtpUrl) },
+  };
 }
 
 function errorText(error: unknown): string {

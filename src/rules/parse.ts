@@ -21,6 +21,8 @@ import {
 export interface RuleContext {
   /** The environment, for `${NAME}` in string values. */
   env: Readonly<Record<string, string | undefined>>;
+  /** Variables holding edgewatch's own credentials: `${NAME}` of one is refused, so that no rule sends it anywhere. */
+  credentials: readonly string[];
   /** Template names available: `edge` for templates/edge.* */
   templates: ReadonlySet<string>;
   /** Which transports are configured (SLACK_BOT_TOKEN, SMTP_URL). */
@@ -124,7 +126,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
     return { ...empty, problems: [{ file, line, column: col, message: `invalid YAML: ${(error as Error).message.split('\n')[0]}` }] };
   }
   const envIssues: Issue[] = [];
-  const raw = substituteEnv(js, ctx.env, [], envIssues);
+  const raw = substituteEnv(js, ctx, [], envIssues);
   const issues: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];
@@ -537,22 +539,29 @@ function operandProblem(op: FilterOperator, operand: unknown): string | undefine
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** `${NAME}` in every string value; an unset (or empty) variable is a problem at that value. */
-function substituteEnv(value: unknown, env: RuleContext['env'], path: IssuePath, issues: Issue[]): unknown {
+/**
+ * `${NAME}` in every string value. An unset (or empty) variable, or one of edgewatch's own
+ * credentials, is a problem at that value and stays unexpanded.
+ */
+function substituteEnv(value: unknown, ctx: RuleContext, path: IssuePath, issues: Issue[]): unknown {
   if (typeof value === 'string') {
+    const where = path.length > 0 ? `${formatPath(path)}: ` : '';
     return value.replace(ENV_REFERENCE, (whole, name: string) => {
-      const replacement = env[name];
+      if (ctx.credentials.includes(name)) {
+        issues.push({ path, message: `${where}\${${name}} is edgewatch's own credential: rule files cannot use it` });
+        return whole;
+      }
+      const replacement = ctx.env[name];
       if (replacement === undefined || replacement === '') {
-        const where = path.length > 0 ? `${formatPath(path)}: ` : '';
         issues.push({ path, message: `${where}environment variable ${name} is not set (used as \${${name}})` });
         return whole;
       }
       return replacement;
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], issues));
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, ctx, [...path, i], issues));
   if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], issues)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, ctx, [...path, key], issues)]));
   }
   return value;
 }

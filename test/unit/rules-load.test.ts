@@ -3,10 +3,11 @@ import { mkdtemp, rm, writeFile, mkdir, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { combineRuleFiles, formatProblem, loadRules, ruleContext, type RuleContext } from '../../src/rules/index.ts';
 import { MAX_RULE_FILE_BYTES } from '../../src/rules/load.ts';
 
-const CONSOLE_ONLY: RuleContext = { env: {}, templates: new Set(), transports: { slack: false, email: false } };
+const CONSOLE_ONLY: RuleContext = { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } };
 
 describe('the example rules folder', () => {
   it('is valid with only the console channel configured', async () => {
@@ -175,6 +176,7 @@ it('ruleContext from the configuration', () => {
   const templates = new Set(['edge']);
   expect(ruleContext({ env: { A: '1' }, slackToken: 'xoxb-1', smtpUrl: undefined }, templates)).toEqual({
     env: { A: '1' },
+    credentials: ['EDGEWATCH_API_KEY', 'SLACK_BOT_TOKEN', 'SMTP_URL', 'EDGEWATCH_DB'],
     templates,
     transports: { slack: true, email: false },
   });

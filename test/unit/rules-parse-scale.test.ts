@@ -1,9 +1,10 @@
 // Parsing grows linearly with the file: a file four times as long takes about four times as
 // long, never sixteen. Timed as a ratio within one run, so the machine's speed does not matter.
 import { describe, expect, it } from 'vitest';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { parseRuleFile, type RuleContext } from '../../src/rules/parse.ts';
 
-const CTX: RuleContext = { env: { TEAM: 'research' }, templates: new Set(), transports: { slack: false, email: false } };
+const CTX: RuleContext = { env: { TEAM: 'research' }, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } };
 
 /**
  * `n` channels (console; slack, invalid without SLACK_BOT_TOKEN; webhook with `${TEAM}` in its

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { formatProblem, parseRuleFile, type RuleContext } from '../../src/rules/parse.ts';
 
-const CTX: RuleContext = { env: { PIPELINE_SECRET: 'whsec_' + Buffer.alloc(32, 7).toString('base64') }, templates: new Set(['edge']), transports: { slack: false, email: false } };
+/** Values of variables that no problem may ever show. */
+const SECRETS = {
+  EDGEWATCH_API_KEY: 'sk-live-api-key-0123456789',
+  SLACK_BOT_TOKEN: 'xoxb-slack-token-0123456789',
+  SMTP_URL: 'smtp://mailer:mail-password-0123@smtp.example.com:587',
+  EDGEWATCH_DB: 'postgres://edgewatch:db-password-0123@db.example.com/edgewatch',
+};
+const CTX: RuleContext = {
+  env: { PIPELINE_SECRET: 'whsec_' + Buffer.alloc(32, 7).toString('base64'), ...SECRETS },
+  credentials: CREDENTIAL_VARIABLES,
+  templates: new Set(['edge']),
+  transports: { slack: false, email: false },
+};
 const SECRET_24 = 'whsec_' + Buffer.alloc(24, 1).toString('base64');
 const SECRET_65 = 'whsec_' + Buffer.alloc(65, 1).toString('base64');
 const SECRET_16 = 'whsec_' + Buffer.alloc(16, 1).toString('base64');
@@ -123,6 +136,13 @@ const cases: Case[] = [
     column: 16,
     message: `channel "hook": header "${header}" cannot be set here (Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Expect and Proxy-* belong to the HTTP connection)`,
   })),
+  // edgewatch's own credentials: never expanded in a rule file, set or not
+  { name: 'API key in a webhook URL', text: channel('  hook:', '    type: webhook', '    url: https://example.com/?k=${EDGEWATCH_API_KEY}'), line: 4, column: 10, message: "channels.hook.url: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'API key in a webhook header', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers:', '      Authorization: Bearer ${EDGEWATCH_API_KEY}'), line: 6, column: 22, message: "channels.hook.headers.Authorization: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'Slack token in a webhook URL', text: channel('  hook:', '    type: webhook', '    url: https://example.com/${SLACK_BOT_TOKEN}'), line: 4, column: 10, message: "channels.hook.url: ${SLACK_BOT_TOKEN} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'SMTP URL in a webhook header', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { X-Mail: "${SMTP_URL}" }'), line: 5, column: 24, message: "channels.hook.headers.X-Mail: ${SMTP_URL} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'database URL (with its password) in a rule', text: rule({ extra: ['    description: "${EDGEWATCH_DB}"'] }), line: 8, column: 18, message: "rules[0].description: ${EDGEWATCH_DB} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'API key, even when unset', text: channel('  hook:', '    type: webhook', '    url: https://example.com/?k=${EDGEWATCH_API_KEY}'), ctx: { env: {} }, line: 4, column: 10, message: "channels.hook.url: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
 ];
 
 describe('parseRuleFile problems: one per case, at the right place', () => {
@@ -133,6 +153,7 @@ describe('parseRuleFile problems: one per case, at the right place', () => {
     expect(problem).toMatchObject({ file: 'rules/x.yaml', line, column });
     if (typeof message === 'string') expect(problem!.message).toBe(message);
     else expect(problem!.message).toMatch(message);
+    for (const secret of Object.values(SECRETS)) expect(result.problems.map(formatProblem).join('\n')).not.toContain(secret);
     // An entry with a problem is never returned as valid.
     expect(result.rules).toEqual([]);
     if (!text.includes('rules:')) expect(result.channels).toEqual([]);
