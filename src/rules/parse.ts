@@ -38,6 +38,8 @@ export interface ParsedRules {
 /** A located name, for the checks across files. */
 export interface NameAt extends Position {
   name: string;
+  /** The name as written in the file, for messages (`${NAME}` unexpanded). */
+  written: string;
 }
 
 /** One file parsed on its own, with what the checks across files need. */
@@ -125,8 +127,11 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
     const { line, col } = lineCounter.linePos(aliasOffset(doc));
     return { ...empty, problems: [{ file, line, column: col, message: `invalid YAML: ${(error as Error).message.split('\n')[0]}` }] };
   }
-  const envIssues: Issue[] = [];
-  const raw = substituteEnv(js, ctx, [], envIssues);
+  const substitution: Substitution = { issues: [], expanded: new Map() };
+  const raw = substituteEnv(js, ctx, [], substitution);
+  const envIssues = substitution.issues;
+  /** The string at `path` as written in the file (differs from `value` when `${NAME}` expanded it). */
+  const writtenAt = (path: IssuePath, value: string): string => substitution.expanded.get(pathKey(path))?.written ?? value;
   const issues: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];
@@ -150,7 +155,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
       if (isPlainObject(raw.channels)) {
         for (const [name, value] of Object.entries(raw.channels)) {
           const base = ['channels', name];
-          detail.channelNames.push({ name, ...position(base, 'key') });
+          detail.channelNames.push({ name, written: name, ...position(base, 'key') });
           const channel = parseChannel(name, value, base, ctx, issues);
           if (channel) channels.push({ base, channel });
         }
@@ -158,14 +163,16 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
       if (Array.isArray(raw.rules)) {
         raw.rules.forEach((value, index) => {
           const base = ['rules', index];
-          const rule = parseRule(value, base, ctx, issues);
+          const name = isPlainObject(value) && typeof value.name === 'string' ? value.name : undefined;
+          const writtenName = name === undefined ? `rules[${index}]` : writtenAt([...base, 'name'], name);
+          const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues);
           if (!isPlainObject(value)) return;
-          const name = typeof value.name === 'string' ? value.name : undefined;
-          if (name !== undefined) detail.ruleNames.push({ name, ...position([...base, 'name']) });
+          if (name !== undefined) detail.ruleNames.push({ name, written: writtenName, ...position([...base, 'name']) });
           if (Array.isArray(value.notify)) {
             value.notify.forEach((channel, i) => {
               if (typeof channel === 'string') {
-                detail.notifyRefs.push({ rule: name ?? `rules[${index}]`, name: channel, ...position([...base, 'notify', i]) });
+                const path = [...base, 'notify', i];
+                detail.notifyRefs.push({ rule: writtenName, name: channel, written: writtenAt(path, channel), ...position(path) });
               }
             });
           }
@@ -186,7 +193,11 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
     ...detail,
     channels: channels.filter((c) => valid(c.base)).map((c) => c.channel),
     rules: rules.filter((r) => valid(r.base)).map((r) => r.rule),
-    problems: toProblems(position, file, all),
+    problems: toProblems(
+      position,
+      file,
+      all.map((issue) => ({ ...issue, message: quoteAsWritten(issue, substitution.expanded) })),
+    ),
   };
 }
 
@@ -208,12 +219,12 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
     problems.push(...parsed.problems);
     for (const at of parsed.channelNames) {
       const first = firstChannel.get(at.name);
-      if (first !== undefined) problems.push(problemAt(parsed.file, at, `channel "${at.name}" is already defined at ${first}`));
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `channel "${at.written}" is already defined at ${first}`));
       else firstChannel.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
     }
     for (const at of parsed.ruleNames) {
       const first = firstRule.get(at.name);
-      if (first !== undefined) problems.push(problemAt(parsed.file, at, `rule "${at.name}" is already defined at ${first}`));
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `rule "${at.written}" is already defined at ${first}`));
       else firstRule.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
     }
   }
@@ -227,7 +238,7 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
     for (const ref of parsed.notifyRefs) {
       if (!firstChannel.has(ref.name)) {
         const suggestion = suggestions++ < SUGGESTED_CHANNELS ? didYouMean(ref.name, declared) : '';
-        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.name}" in notify${suggestion}${channelList}`));
+        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.written}" in notify${suggestion}${channelList}`));
       }
     }
   }
@@ -302,13 +313,12 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
 // ---------------------------------------------------------------------------------------------
 // Rules
 
-function parseRule(value: unknown, base: IssuePath, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
-  const index = base[base.length - 1];
+/** `label` names the rule in messages: `rule "name"` as written, or `rules[2]`. */
+function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
   if (!isPlainObject(value)) {
-    issues.push({ path: base, message: `rules[${String(index)}]: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
+    issues.push({ path: base, message: `${label}: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
     return undefined;
   }
-  const label = typeof value.name === 'string' ? `rule "${value.name}"` : `rules[${String(index)}]`;
   const parsed = RuleSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
     issues.push(
@@ -339,11 +349,8 @@ function parseRule(value: unknown, base: IssuePath, ctx: RuleContext, issues: Is
     }
   }
   if (typeof value.template === 'string' && value.template !== '' && !ctx.templates.has(value.template)) {
-    const known = ctx.templates.size > 0 ? `; templates: ${[...ctx.templates].sort().join(', ')}` : '';
-    issues.push({
-      path: [...base, 'template'],
-      message: `${label}: unknown template "${value.template}" (no templates/${value.template}.*${known})`,
-    });
+    const known = ctx.templates.size > 0 ? `templates: ${[...ctx.templates].sort().join(', ')}` : 'there are no templates';
+    issues.push({ path: [...base, 'template'], message: `${label}: unknown template ${JSON.stringify(value.template)} (${known})` });
   }
   if (!parsed.success || trigger === undefined || filter === undefined) return undefined;
 
@@ -435,15 +442,17 @@ function checkTriggerField(trigger: Exclude<Trigger, { type: 'new' }>, source: S
       const bound = trigger.type === 'drops' ? trigger.to_at_most : trigger.to_at_least;
       if (kind === 'ordinal') {
         const order = ordinalOrder(trigger.field) ?? [];
+        // The order's name (trust_label), not the whole path: messages show no other value than their own.
+        const ordinal = trigger.field.slice(trigger.field.lastIndexOf('.') + 1);
         const known = typeof bound === 'string' && order.some((label) => label.toLowerCase() === bound.trim().toLowerCase());
         if (bound !== undefined && !known) {
           issues.push({
             path: at(boundKey),
-            message: `${label}: trigger: ${boundKey} must be one of ${order.join(', ')} (the order of ${trigger.field}, best first), not ${describeValue(bound)}`,
+            message: `${label}: trigger: ${boundKey} must be one of ${order.join(', ')} (the order of ${ordinal}, best first), not ${describeValue(bound)}`,
           });
         }
         if (!Number.isInteger(trigger.by)) {
-          issues.push({ path: at('by'), message: `${label}: trigger: by counts steps of the order of ${trigger.field}: a whole number` });
+          issues.push({ path: at('by'), message: `${label}: trigger: by counts steps of the order of ${ordinal}: a whole number` });
         }
       } else if (kind === 'number') {
         if (bound !== undefined && typeof bound !== 'number') {
@@ -539,31 +548,55 @@ function operandProblem(op: FilterOperator, operand: unknown): string | undefine
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/** What `${NAME}` substitution found: problems, and every string it changed. */
+interface Substitution {
+  issues: Issue[];
+  /** By path key: the string as written in the file, and its value once expanded. */
+  expanded: Map<string, { written: string; value: string }>;
+}
+
 /**
  * `${NAME}` in every string value. An unset (or empty) variable, or one of edgewatch's own
  * credentials, is a problem at that value and stays unexpanded.
  */
-function substituteEnv(value: unknown, ctx: RuleContext, path: IssuePath, issues: Issue[]): unknown {
+function substituteEnv(value: unknown, ctx: RuleContext, path: IssuePath, out: Substitution): unknown {
   if (typeof value === 'string') {
     const where = path.length > 0 ? `${formatPath(path)}: ` : '';
-    return value.replace(ENV_REFERENCE, (whole, name: string) => {
+    const expanded = value.replace(ENV_REFERENCE, (whole, name: string) => {
       if (ctx.credentials.includes(name)) {
-        issues.push({ path, message: `${where}\${${name}} is edgewatch's own credential: rule files cannot use it` });
+        out.issues.push({ path, message: `${where}\${${name}} is edgewatch's own credential: rule files cannot use it` });
         return whole;
       }
       const replacement = ctx.env[name];
       if (replacement === undefined || replacement === '') {
-        issues.push({ path, message: `${where}environment variable ${name} is not set (used as \${${name}})` });
+        out.issues.push({ path, message: `${where}environment variable ${name} is not set (used as \${${name}})` });
         return whole;
       }
       return replacement;
     });
+    if (expanded !== value) out.expanded.set(pathKey(path), { written: value, value: expanded });
+    return expanded;
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, ctx, [...path, i], issues));
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, ctx, [...path, i], out));
   if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, ctx, [...path, key], issues)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, ctx, [...path, key], out)]));
   }
   return value;
+}
+
+/**
+ * The issue's message with its value, when `${NAME}` expanded it, quoted as written in the file:
+ * a problem never shows a variable's value (it may be a secret), wherever it is printed. The
+ * value is the string at the issue's path or above it (`to: ${MAIL}` is checked as `to[0]`);
+ * messages quote values with JSON.stringify or describeValue, the forms replaced here.
+ */
+function quoteAsWritten(issue: Issue, expanded: Substitution['expanded']): string {
+  const expansion = pathPrefixes(issue.path)
+    .map((prefix) => expanded.get(pathKey(prefix)))
+    .find((found) => found !== undefined);
+  if (expansion === undefined) return issue.message;
+  const { written, value } = expansion;
+  return issue.message.replaceAll(describeValue(value), describeValue(written)).replaceAll(JSON.stringify(value), JSON.stringify(written));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
