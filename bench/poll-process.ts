@@ -7,7 +7,7 @@
 import { Agent, request } from 'undici';
 import { createApiClient } from '../src/api/index.ts';
 import type { Rule, SourceName } from '../src/core/types.ts';
-import { readConfig } from '../src/config.ts';
+import { CREDENTIAL_VARIABLES, readConfig } from '../src/config.ts';
 import { loadTemplates } from '../src/render/index.ts';
 import { loadRules } from '../src/rules/index.ts';
 import { pollSources } from '../src/service/cycle.ts';
@@ -40,7 +40,7 @@ const PAGE_SIZE = 200;
 const KEY = 'bench';
 
 async function loadBenchRules(rulesDir: string) {
-  const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(), transports: { slack: false, email: false } });
+  const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
   if (ruleSet.problems.length > 0) throw new Error(`bench rules invalid: ${JSON.stringify(ruleSet.problems[0])}`);
   return ruleSet;
 }

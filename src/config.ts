@@ -70,6 +70,15 @@ export function unknownVariableWarnings(env: Record<string, string | undefined>)
     });
 }
 
+/**
+ * The variables that hold edgewatch's own credentials (a new secret variable belongs here).
+ * Rule files cannot expand them with `${NAME}`: a rule could send them to any URL or header.
+ * EDGEWATCH_DB counts: as a PostgreSQL URL it holds a password.
+ */
+export const CREDENTIAL_VARIABLES = ['EDGEWATCH_API_KEY', 'SLACK_BOT_TOKEN', 'SMTP_URL', 'EDGEWATCH_DB'] as const satisfies ReadonlyArray<
+  keyof typeof EnvSchema.shape
+>;
+
 export interface PollIntervals {
   events?: number;
   kpis?: number;

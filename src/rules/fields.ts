@@ -127,12 +127,15 @@ export type FieldCheck = { ok: true; kind: FieldKind | 'unknown' } | { ok: false
 
 export function checkField(source: SourceName, path: string): FieldCheck {
   const segments = path.split('.');
-  if (path === '' || segments.some((s) => s === '')) return { ok: false, message: `"${path}" is not a field path` };
+  // Messages quote the whole path as JSON, the one form in which a value from `${NAME}` is
+  // recognized and shown as written.
+  const quoted = JSON.stringify(path);
+  if (path === '' || segments.some((s) => s === '')) return { ok: false, message: `${quoted} is not a field path` };
   const fields = SOURCE_FIELDS[source];
   const [first, ...rest] = segments as [string, ...string[]];
   const kind = Object.hasOwn(fields, first) ? fields[first] : undefined;
   if (kind === undefined) {
-    return { ok: false, message: `unknown field "${first}" for source ${source}${suggest(first, Object.keys(fields))}` };
+    return { ok: false, message: `unknown field ${quoted} for source ${source}${suggest(first, Object.keys(fields))}` };
   }
   if (rest.length === 0) return { ok: true, kind };
   if (kind === 'object' || kind === 'array') {
@@ -144,12 +147,12 @@ export function checkField(source: SourceName, path: string): FieldCheck {
     if (sub === undefined || deeper.length > 0) {
       return {
         ok: false,
-        message: `unknown field "${path}" for source ${source}: ${first} is a KPI value with value, unit and formatted`,
+        message: `unknown field ${quoted} for source ${source}: ${first} is a KPI value with value, unit and formatted`,
       };
     }
     return { ok: true, kind: sub };
   }
-  return { ok: false, message: `unknown field "${path}" for source ${source}: ${first} is a ${kind}, not an object` };
+  return { ok: false, message: `unknown field ${quoted} for source ${source}: ${first} is a ${kind}, not an object` };
 }
 
 /** ` (did you mean a, b?)` naming the known names closest to `name`, or all of them when none is close. */

@@ -1,6 +1,6 @@
 // Problems found while parsing a rule file, located by their path in the YAML document and
 // turned into `file:line:column: message` positions.
-import { isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { z } from 'zod';
 import type { RuleProblem } from '../core/types.ts';
 
@@ -19,36 +19,57 @@ export interface Position {
 }
 
 /** The 1-based position of the node at `path`, or of the nearest enclosing node that exists. */
-export function locate(doc: Document, lineCounter: LineCounter, path: IssuePath, at: 'key' | 'value' = 'value'): Position {
+export type Locate = (path: IssuePath, at?: 'key' | 'value') => Position;
+
+/**
+ * Locates paths in one document. Each map's keys are indexed once, on first use, so that
+ * locating every entry of a large file stays linear.
+ */
+export function createLocator(doc: Document, lineCounter: LineCounter): Locate {
+  const keyIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+  const pairOf = (map: YAMLMap, key: string): Pair | undefined => {
+    let index = keyIndexes.get(map);
+    if (index === undefined) {
+      index = new Map();
+      for (const pair of map.items) {
+        const text = keyText(pair.key);
+        if (!index.has(text)) index.set(text, pair);
+      }
+      keyIndexes.set(map, index);
+    }
+    return index.get(key);
+  };
   const position = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
-  let node: unknown = doc.contents;
-  let best = position(rangeStart(node) ?? 0);
-  for (let i = 0; i < path.length; i++) {
-    const segment = path[i];
-    const last = i === path.length - 1;
-    if (isMap(node)) {
-      const pair = node.items.find((p) => keyText(p.key) === String(segment));
-      if (!pair) break;
-      const keyStart = rangeStart(pair.key);
-      if (keyStart !== undefined) best = position(keyStart);
-      if (last && at === 'key') return best;
-      // An empty value (`cooldown:`) has no text of its own: point at its key.
-      if (pair.value === null || (isScalar(pair.value) && pair.value.source === '')) break;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      const item = node.items[segment];
-      if (item === undefined || item === null) break;
-      node = item;
-    } else {
-      break;
+  return (path, at = 'value') => {
+    let node: unknown = doc.contents;
+    let best = position(rangeStart(node) ?? 0);
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      const last = i === path.length - 1;
+      if (isMap(node)) {
+        const pair = pairOf(node, String(segment));
+        if (!pair) break;
+        const keyStart = rangeStart(pair.key);
+        if (keyStart !== undefined) best = position(keyStart);
+        if (last && at === 'key') return best;
+        // An empty value (`cooldown:`) has no text of its own: point at its key.
+        if (pair.value === null || (isScalar(pair.value) && pair.value.source === '')) break;
+        node = pair.value;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        const item = node.items[segment];
+        if (item === undefined || item === null) break;
+        node = item;
+      } else {
+        break;
+      }
+      const start = rangeStart(node);
+      if (start !== undefined) best = position(start);
     }
-    const start = rangeStart(node);
-    if (start !== undefined) best = position(start);
-  }
-  return best;
+    return best;
+  };
 }
 
 function rangeStart(node: unknown): number | undefined {
@@ -145,8 +166,8 @@ function article(expected: string): string {
 }
 
 /** Issues as problems of one file, sorted by position. */
-export function toProblems(doc: Document, lineCounter: LineCounter, file: string, issues: readonly Issue[]): RuleProblem[] {
+export function toProblems(locate: Locate, file: string, issues: readonly Issue[]): RuleProblem[] {
   return issues
-    .map((issue) => ({ file, ...locate(doc, lineCounter, issue.path, issue.at), message: issue.message }))
+    .map((issue) => ({ file, ...locate(issue.path, issue.at), message: issue.message }))
     .sort((a, b) => a.line - b.line || a.column - b.column);
 }

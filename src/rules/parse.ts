@@ -1,17 +1,18 @@
 // Rule files: YAML text -> channels and rules, or every problem with its position.
 // Pure: the caller hands in the environment, the template names and which transports exist.
-import { LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Channel, FilterClause, FilterOperator, Rule, RuleProblem, SourceName, Trigger, TriggerType } from '../core/types.ts';
 import { SOURCES } from '../core/types.ts';
 import { editDistance } from '../core/suggest.ts';
 import { checkField, ordinalOrder, type FieldKind } from './fields.ts';
 import { FILTER_OPERATORS } from './filter.ts';
-import { describeValue, formatPath, fromZodIssues, locate, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
+import { createLocator, describeValue, formatPath, fromZodIssues, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
 import {
   CHANNEL_SCHEMAS,
   CHANNEL_TYPES,
   DigestSchema,
-  isReservedHeader,
+  headerNameProblem,
+  headerValueProblem,
   RuleSchema,
   TopLevelSchema,
   TRIGGER_SCHEMAS,
@@ -21,6 +22,8 @@ import {
 export interface RuleContext {
   /** The environment, for `${NAME}` in string values. */
   env: Readonly<Record<string, string | undefined>>;
+  /** Variables holding edgewatch's own credentials: `${NAME}` of one is refused, so that no rule sends it anywhere. */
+  credentials: readonly string[];
   /** Template names available: `edge` for templates/edge.* */
   templates: ReadonlySet<string>;
   /** Which transports are configured (SLACK_BOT_TOKEN, SMTP_URL). */
@@ -36,6 +39,8 @@ export interface ParsedRules {
 /** A located name, for the checks across files. */
 export interface NameAt extends Position {
   name: string;
+  /** The name as written in the file, for messages (`${NAME}` unexpanded). */
+  written: string;
 }
 
 /** One file parsed on its own, with what the checks across files need. */
@@ -59,7 +64,6 @@ const RULE_KEYS = Object.keys(RuleSchema.shape);
 const DIGEST_KEYS = Object.keys(DigestSchema.shape);
 const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
 
-/** Parses one rule file without the checks that depend on other files (unique names, notify). */
 /** Where the first unresolved alias (or else the first alias) starts; 0 when there is none. */
 function aliasOffset(doc: Document): number {
   let first: number | undefined;
@@ -78,15 +82,41 @@ function aliasOffset(doc: Document): number {
   return unresolved ?? first ?? 0;
 }
 
+/**
+ * Where each repeated key of a map starts. The yaml library's own check (`uniqueKeys`) compares
+ * every key with all before it, which is quadratic in a map's size; this one uses a set per map.
+ */
+function duplicateKeyOffsets(doc: Document): number[] {
+  const offsets: number[] = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) offsets.push(pair.key.range?.[0] ?? 0);
+        seen.add(pair.key.value);
+      }
+    },
+  });
+  return offsets;
+}
+
+/** Parses one rule file without the checks that depend on other files (unique names, notify). */
 export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext): ParsedRuleFileDetail {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const empty: ParsedRuleFileDetail = { file, channels: [], rules: [], problems: [], channelNames: [], ruleNames: [], notifyRefs: [] };
-  if (doc.errors.length > 0) {
-    const problems = doc.errors.map((error) => {
-      const { line, col } = lineCounter.linePos(error.pos[0]);
-      return { file, line, column: col, message: `invalid YAML: ${error.message.split('\n')[0]}` };
-    });
+  const yamlErrors = [
+    ...doc.errors.map((error) => ({ offset: error.pos[0], message: error.message.split('\n')[0] })),
+    ...duplicateKeyOffsets(doc).map((offset) => ({ offset, message: 'Map keys must be unique' })),
+  ];
+  if (yamlErrors.length > 0) {
+    const problems = yamlErrors
+      .sort((a, b) => a.offset - b.offset)
+      .map((error) => {
+        const { line, col } = lineCounter.linePos(error.offset);
+        return { file, line, column: col, message: `invalid YAML: ${error.message}` };
+      });
     return { ...empty, problems };
   }
 
@@ -98,12 +128,15 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
     const { line, col } = lineCounter.linePos(aliasOffset(doc));
     return { ...empty, problems: [{ file, line, column: col, message: `invalid YAML: ${(error as Error).message.split('\n')[0]}` }] };
   }
-  const envIssues: Issue[] = [];
-  const raw = substituteEnv(js, ctx.env, [], envIssues);
+  const substitution: Substitution = { issues: [], expanded: new Map() };
+  const raw = substituteEnv(js, ctx, [], substitution);
+  const envIssues = substitution.issues;
+  /** The string at `path` as written in the file (differs from `value` when `${NAME}` expanded it). */
+  const writtenAt = (path: IssuePath, value: string): string => substitution.expanded.get(pathKey(path))?.written ?? value;
   const issues: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];
-  const position = (path: IssuePath, at?: 'key' | 'value') => locate(doc, lineCounter, path, at);
+  const position = createLocator(doc, lineCounter);
   const detail = { ...empty };
 
   if (raw !== null && raw !== undefined) {
@@ -123,7 +156,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
       if (isPlainObject(raw.channels)) {
         for (const [name, value] of Object.entries(raw.channels)) {
           const base = ['channels', name];
-          detail.channelNames.push({ name, ...position(base, 'key') });
+          detail.channelNames.push({ name, written: name, ...position(base, 'key') });
           const channel = parseChannel(name, value, base, ctx, issues);
           if (channel) channels.push({ base, channel });
         }
@@ -131,14 +164,16 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
       if (Array.isArray(raw.rules)) {
         raw.rules.forEach((value, index) => {
           const base = ['rules', index];
-          const rule = parseRule(value, base, ctx, issues);
+          const name = isPlainObject(value) && typeof value.name === 'string' ? value.name : undefined;
+          const writtenName = name === undefined ? `rules[${index}]` : writtenAt([...base, 'name'], name);
+          const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues);
           if (!isPlainObject(value)) return;
-          const name = typeof value.name === 'string' ? value.name : undefined;
-          if (name !== undefined) detail.ruleNames.push({ name, ...position([...base, 'name']) });
+          if (name !== undefined) detail.ruleNames.push({ name, written: writtenName, ...position([...base, 'name']) });
           if (Array.isArray(value.notify)) {
             value.notify.forEach((channel, i) => {
               if (typeof channel === 'string') {
-                detail.notifyRefs.push({ rule: name ?? `rules[${index}]`, name: channel, ...position([...base, 'notify', i]) });
+                const path = [...base, 'notify', i];
+                detail.notifyRefs.push({ rule: writtenName, name: channel, written: writtenAt(path, channel), ...position(path) });
               }
             });
           }
@@ -149,15 +184,28 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   }
 
   // A value that could not be substituted is reported once, as the missing variable.
-  const all = [...envIssues, ...issues.filter((issue) => !envIssues.some((env) => isPrefix(env.path, issue.path)))];
-  const valid = (base: IssuePath) => !all.some((issue) => isPrefix(base, issue.path));
+  const envPaths = new Set(envIssues.map((issue) => pathKey(issue.path)));
+  const all = [...envIssues, ...issues.filter((issue) => !pathPrefixes(issue.path).some((prefix) => envPaths.has(pathKey(prefix))))];
+  // Channels and rules are entries two segments deep (channels.NAME, rules[i]): any problem at
+  // or below an entry makes it invalid.
+  const invalidEntries = new Set(all.filter((issue) => issue.path.length >= 2).map((issue) => pathKey(issue.path.slice(0, 2))));
+  const valid = (base: IssuePath) => !invalidEntries.has(pathKey(base));
   return {
     ...detail,
     channels: channels.filter((c) => valid(c.base)).map((c) => c.channel),
     rules: rules.filter((r) => valid(r.base)).map((r) => r.rule),
-    problems: toProblems(doc, lineCounter, file, all),
+    problems: toProblems(
+      position,
+      file,
+      all.map((issue) => ({ ...issue, message: quoteAsWritten(issue, substitution.expanded) })),
+    ),
   };
 }
+
+/** Channels named in an unknown-channel message; more are counted instead. */
+const LISTED_CHANNELS = 30;
+/** Unknown channel names that get a "did you mean"; later ones do not. */
+const SUGGESTED_CHANNELS = 20;
 
 /**
  * The checks across files: channel and rule names are unique (the second occurrence is reported,
@@ -172,21 +220,26 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
     problems.push(...parsed.problems);
     for (const at of parsed.channelNames) {
       const first = firstChannel.get(at.name);
-      if (first !== undefined) problems.push(problemAt(parsed.file, at, `channel "${at.name}" is already defined at ${first}`));
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `channel "${at.written}" is already defined at ${first}`));
       else firstChannel.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
     }
     for (const at of parsed.ruleNames) {
       const first = firstRule.get(at.name);
-      if (first !== undefined) problems.push(problemAt(parsed.file, at, `rule "${at.name}" is already defined at ${first}`));
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `rule "${at.written}" is already defined at ${first}`));
       else firstRule.set(at.name, `${parsed.file}:${at.line}:${at.column}`);
     }
   }
-  const declared = [...firstChannel.keys()];
+  const declared = [...firstChannel.keys()].sort();
+  const channelList =
+    declared.length === 0 ? ' (no channel is defined)' : declared.length <= LISTED_CHANNELS ? ` (channels: ${declared.join(', ')})` : ` (${declared.length} channels are defined)`;
+  // A suggestion compares the name with every channel: only the first unknown names get one,
+  // so that a file full of them is still checked in linear time.
+  let suggestions = 0;
   for (const parsed of files) {
     for (const ref of parsed.notifyRefs) {
       if (!firstChannel.has(ref.name)) {
-        const known = declared.length > 0 ? `${didYouMean(ref.name, declared)} (channels: ${[...declared].sort().join(', ')})` : ' (no channel is defined)';
-        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.name}" in notify${known}`));
+        const suggestion = suggestions++ < SUGGESTED_CHANNELS ? didYouMean(ref.name, declared) : '';
+        problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.written}" in notify${suggestion}${channelList}`));
       }
     }
   }
@@ -235,14 +288,11 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
   if (type === 'slack' && !ctx.transports.slack) issues.push({ path: [...base, 'type'], message: `${label}: slack needs SLACK_BOT_TOKEN` });
   if (type === 'email' && !ctx.transports.email) issues.push({ path: [...base, 'type'], message: `${label}: email needs SMTP_URL` });
   if (type === 'webhook' && isPlainObject(value.headers)) {
-    for (const header of Object.keys(value.headers)) {
-      if (isReservedHeader(header)) {
-        issues.push({
-          path: [...base, 'headers', header],
-          at: 'key',
-          message: `${label}: header "${header}" cannot be set here (content-type and webhook-* are edgewatch's own)`,
-        });
-      }
+    for (const [header, headerValue] of Object.entries(value.headers)) {
+      const nameProblem = headerNameProblem(header);
+      if (nameProblem) issues.push({ path: [...base, 'headers', header], at: 'key', message: `${label}: ${nameProblem}` });
+      const valueProblem = typeof headerValue === 'string' ? headerValueProblem(headerValue) : undefined;
+      if (valueProblem) issues.push({ path: [...base, 'headers', header], message: `${label}: header ${JSON.stringify(header)}: ${valueProblem}` });
     }
   }
   const schema = CHANNEL_SCHEMAS[type];
@@ -264,13 +314,12 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
 // ---------------------------------------------------------------------------------------------
 // Rules
 
-function parseRule(value: unknown, base: IssuePath, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
-  const index = base[base.length - 1];
+/** `label` names the rule in messages: `rule "name"` as written, or `rules[2]`. */
+function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
   if (!isPlainObject(value)) {
-    issues.push({ path: base, message: `rules[${String(index)}]: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
+    issues.push({ path: base, message: `${label}: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
     return undefined;
   }
-  const label = typeof value.name === 'string' ? `rule "${value.name}"` : `rules[${String(index)}]`;
   const parsed = RuleSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
     issues.push(
@@ -301,11 +350,8 @@ function parseRule(value: unknown, base: IssuePath, ctx: RuleContext, issues: Is
     }
   }
   if (typeof value.template === 'string' && value.template !== '' && !ctx.templates.has(value.template)) {
-    const known = ctx.templates.size > 0 ? `; templates: ${[...ctx.templates].sort().join(', ')}` : '';
-    issues.push({
-      path: [...base, 'template'],
-      message: `${label}: unknown template "${value.template}" (no templates/${value.template}.*${known})`,
-    });
+    const known = ctx.templates.size > 0 ? `templates: ${[...ctx.templates].sort().join(', ')}` : 'there are no templates';
+    issues.push({ path: [...base, 'template'], message: `${label}: unknown template ${JSON.stringify(value.template)} (${known})` });
   }
   if (!parsed.success || trigger === undefined || filter === undefined) return undefined;
 
@@ -397,15 +443,17 @@ function checkTriggerField(trigger: Exclude<Trigger, { type: 'new' }>, source: S
       const bound = trigger.type === 'drops' ? trigger.to_at_most : trigger.to_at_least;
       if (kind === 'ordinal') {
         const order = ordinalOrder(trigger.field) ?? [];
+        // The order's name (trust_label), not the whole path: messages show no other value than their own.
+        const ordinal = trigger.field.slice(trigger.field.lastIndexOf('.') + 1);
         const known = typeof bound === 'string' && order.some((label) => label.toLowerCase() === bound.trim().toLowerCase());
         if (bound !== undefined && !known) {
           issues.push({
             path: at(boundKey),
-            message: `${label}: trigger: ${boundKey} must be one of ${order.join(', ')} (the order of ${trigger.field}, best first), not ${describeValue(bound)}`,
+            message: `${label}: trigger: ${boundKey} must be one of ${order.join(', ')} (the order of ${ordinal}, best first), not ${describeValue(bound)}`,
           });
         }
         if (!Number.isInteger(trigger.by)) {
-          issues.push({ path: at('by'), message: `${label}: trigger: by counts steps of the order of ${trigger.field}: a whole number` });
+          issues.push({ path: at('by'), message: `${label}: trigger: by counts steps of the order of ${ordinal}: a whole number` });
         }
       } else if (kind === 'number') {
         if (bound !== undefined && typeof bound !== 'number') {
@@ -501,24 +549,55 @@ function operandProblem(op: FilterOperator, operand: unknown): string | undefine
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** `${NAME}` in every string value; an unset (or empty) variable is a problem at that value. */
-function substituteEnv(value: unknown, env: RuleContext['env'], path: IssuePath, issues: Issue[]): unknown {
+/** What `${NAME}` substitution found: problems, and every string it changed. */
+interface Substitution {
+  issues: Issue[];
+  /** By path key: the string as written in the file, and its value once expanded. */
+  expanded: Map<string, { written: string; value: string }>;
+}
+
+/**
+ * `${NAME}` in every string value. An unset (or empty) variable, or one of edgewatch's own
+ * credentials, is a problem at that value and stays unexpanded.
+ */
+function substituteEnv(value: unknown, ctx: RuleContext, path: IssuePath, out: Substitution): unknown {
   if (typeof value === 'string') {
-    return value.replace(ENV_REFERENCE, (whole, name: string) => {
-      const replacement = env[name];
+    const where = path.length > 0 ? `${formatPath(path)}: ` : '';
+    const expanded = value.replace(ENV_REFERENCE, (whole, name: string) => {
+      if (ctx.credentials.includes(name)) {
+        out.issues.push({ path, message: `${where}\${${name}} is edgewatch's own credential: rule files cannot use it` });
+        return whole;
+      }
+      const replacement = ctx.env[name];
       if (replacement === undefined || replacement === '') {
-        const where = path.length > 0 ? `${formatPath(path)}: ` : '';
-        issues.push({ path, message: `${where}environment variable ${name} is not set (used as \${${name}})` });
+        out.issues.push({ path, message: `${where}environment variable ${name} is not set (used as \${${name}})` });
         return whole;
       }
       return replacement;
     });
+    if (expanded !== value) out.expanded.set(pathKey(path), { written: value, value: expanded });
+    return expanded;
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], issues));
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, ctx, [...path, i], out));
   if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], issues)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, ctx, [...path, key], out)]));
   }
   return value;
+}
+
+/**
+ * The issue's message with its value, when `${NAME}` expanded it, quoted as written in the file:
+ * a problem never shows a variable's value (it may be a secret), wherever it is printed. The
+ * value is the string at the issue's path or above it (`to: ${MAIL}` is checked as `to[0]`);
+ * messages quote values with JSON.stringify or describeValue, the forms replaced here.
+ */
+function quoteAsWritten(issue: Issue, expanded: Substitution['expanded']): string {
+  const expansion = pathPrefixes(issue.path)
+    .map((prefix) => expanded.get(pathKey(prefix)))
+    .find((found) => found !== undefined);
+  if (expansion === undefined) return issue.message;
+  const { written, value } = expansion;
+  return issue.message.replaceAll(describeValue(value), describeValue(written)).replaceAll(JSON.stringify(value), JSON.stringify(written));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -529,12 +608,27 @@ function isOneOf<T extends string>(value: unknown, options: readonly T[]): value
   return typeof value === 'string' && (options as readonly string[]).includes(value);
 }
 
-function isPrefix(prefix: IssuePath, path: IssuePath): boolean {
-  return prefix.length <= path.length && prefix.every((segment, i) => String(segment) === String(path[i]));
+/** A path as a string key for sets and maps. */
+function pathKey(path: IssuePath): string {
+  return JSON.stringify(path.map(String));
 }
+
+/** `a.b` -> the root, `a`, `a.b` */
+function pathPrefixes(path: IssuePath): IssuePath[] {
+  return Array.from({ length: path.length + 1 }, (_, i) => path.slice(0, i));
+}
+
+/** Names longer than this get no suggestion: comparing them costs their length squared. */
+const SUGGESTED_NAME_LENGTH = 64;
 
 /** ` (did you mean x?)` when one of `known` is close to `name`. */
 function didYouMean(name: string, known: readonly string[]): string {
-  const close = known.filter((candidate) => editDistance(name.toLowerCase(), candidate.toLowerCase()) <= Math.max(1, Math.floor(candidate.length / 4)));
+  if (name.length > SUGGESTED_NAME_LENGTH) return '';
+  const lower = name.toLowerCase();
+  const close = known.filter((candidate) => {
+    const allowed = Math.max(1, Math.floor(candidate.length / 4));
+    // The distance is at least the difference in length: most candidates stop here.
+    return Math.abs(candidate.length - name.length) <= allowed && editDistance(lower, candidate.toLowerCase()) <= allowed;
+  });
   return close.length > 0 ? ` (did you mean ${close.slice(0, 3).join(', ')}?)` : '';
 }

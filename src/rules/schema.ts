@@ -23,16 +23,31 @@ export const Duration = z.unknown().transform((value, ctx) => {
   return ms;
 });
 
-/** A cron expression of 5 fields (or 6, with seconds first), as cron-parser reads it. */
-export function cronProblem(expression: string, timezone: string | undefined): string | undefined {
-  const fields = expression.trim().split(/\s+/).length;
-  if (fields !== 5 && fields !== 6) return `not a cron expression of 5 fields: "${expression}"`;
+const CRON_FIELDS = ['minute field takes 0-59', 'hour field takes 0-23', 'day-of-month field takes 1-31', 'month field takes 1-12 or JAN-DEC', 'day-of-week field takes 0-7 or SUN-SAT'];
+
+function isCron(expression: string, timezone: string | undefined): boolean {
   try {
     CronExpressionParser.parse(expression, { ...(timezone ? { tz: timezone } : {}), currentDate: new Date(0) });
-    return undefined;
-  } catch (error) {
-    return `not a cron expression: "${expression}" (${error instanceof Error ? error.message : String(error)})`;
+    return true;
+  } catch {
+    return false;
   }
+}
+
+/**
+ * A cron expression of 5 fields (or 6, with seconds first), as cron-parser reads it. The
+ * message names the field at fault rather than repeating cron-parser's, which quotes pieces of
+ * the expression: one from `${NAME}` is shown only as written.
+ */
+export function cronProblem(expression: string, timezone: string | undefined): string | undefined {
+  const quoted = JSON.stringify(expression);
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) return `not a cron expression of 5 fields: ${quoted}`;
+  if (isCron(expression, timezone)) return undefined;
+  const names = fields.length === 6 ? ['second field takes 0-59', ...CRON_FIELDS] : CRON_FIELDS;
+  // The first field that fails with every other field left at `*`.
+  const wrong = fields.findIndex((_, i) => !isCron(fields.map((field, j) => (j === i ? field : '*')).join(' '), timezone));
+  return `not a cron expression: ${quoted}${wrong >= 0 ? ` (the ${names[wrong]})` : ''}`;
 }
 
 export function isTimeZone(name: string): boolean {
@@ -57,7 +72,7 @@ export const DigestSchema = z
       ctx.addIssue({ code: 'custom', message: 'a digest takes either cron or window, not both' + (hasCron ? '' : ' (it has neither)') });
     }
     if (digest.timezone !== undefined) {
-      if (!isTimeZone(digest.timezone)) ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown timezone "${digest.timezone}"` });
+      if (!isTimeZone(digest.timezone)) ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown timezone ${JSON.stringify(digest.timezone)}` });
       else if (!hasCron) ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone goes with cron' });
     }
     if (digest.cron !== undefined) {
@@ -183,8 +198,29 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-/** Headers a channel may not set: the body's type and the Standard Webhooks headers. */
-export function isReservedHeader(name: string): boolean {
-  const lower = name.trim().toLowerCase();
-  return lower === 'content-type' || lower.startsWith('webhook-');
+/** An HTTP header name: a token (RFC 9110, 5.6.2). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP header value: visible characters, spaces and tabs; never a line break. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers of the HTTP connection itself: the client sets them, or they change how it talks. */
+const CONNECTION_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+
+/**
+ * Why a webhook channel cannot send this header name, or undefined when it can: sending it
+ * would fail on every attempt, or replace what edgewatch or the connection sets.
+ */
+export function headerNameProblem(name: string): string | undefined {
+  const quoted = `header ${JSON.stringify(name)}`;
+  const lower = name.toLowerCase();
+  if (!HEADER_NAME.test(name)) return `${quoted}: not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+  if (lower === 'content-type' || lower.startsWith('webhook-')) return `${quoted} cannot be set here (content-type and webhook-* are edgewatch's own)`;
+  if (CONNECTION_HEADERS.has(lower) || lower.startsWith('proxy-')) {
+    return `${quoted} cannot be set here (Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Expect and Proxy-* belong to the HTTP connection)`;
+  }
+  return undefined;
+}
+
+/** Why a header value cannot be sent, or undefined. The value itself is never quoted: it may hold a secret. */
+export function headerValueProblem(value: string): string | undefined {
+  return HEADER_VALUE.test(value) ? undefined : 'the value holds a line break, a control character or a character beyond Latin-1, which HTTP headers cannot carry';
 }

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { createApiClient } from '../../src/api/index.ts';
 import { loadRules } from '../../src/rules/index.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -87,7 +88,7 @@ rules:
     );
 
     // The reference: an in-process pipeline on its own database, polled once per phase.
-    const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(), transports: { slack: false, email: false } });
+    const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
     expect(ruleSet.problems).toEqual([]);
     const reference: Store = await openStore(path.join(dir, 'reference.db'));
     const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'k', retries: 0 });

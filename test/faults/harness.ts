@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/index.ts';
 import { loadRules, type RuleSet } from '../../src/rules/index.ts';
 import { mulberry32, type Rng } from '../../src/sandbox/random.ts';
@@ -41,7 +42,7 @@ export async function startRig(options: RigOptions): Promise<Rig> {
   const rulesDir = path.join(dir, 'rules');
   mkdirSync(rulesDir);
   writeFileSync(path.join(rulesDir, 'rules.yaml'), options.rules);
-  const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(), transports: options.transports ?? { slack: false, email: false } });
+  const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: options.transports ?? { slack: false, email: false } });
   if (ruleSet.problems.length > 0) throw new Error(`test rules invalid: ${JSON.stringify(ruleSet.problems)}`);
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'fault-key', retries: 0, backoffBaseMs: 5, ...options.client });

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import type { RuleProblem } from '../../src/core/types.ts';
 import { formatProblem, loadRules } from '../../src/rules/index.ts';
 import { tempDir } from '../helpers/pipeline.ts';
@@ -80,6 +81,7 @@ rules:
 
 const ctx = {
   env: { PIPELINE_SECRET: SECRET },
+  credentials: CREDENTIAL_VARIABLES,
   templates: new Set(['edge']),
   transports: { slack: true, email: true },
 };

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { createApiClient, type ApiClient } from '../../src/api/index.ts';
 import type { Alert } from '../../src/core/types.ts';
 import { loadRules, type RuleSet } from '../../src/rules/index.ts';
@@ -47,7 +48,7 @@ export async function startPipeline(options: {
   const dbPath = path.join(dir, 'edgewatch.db');
   await import('node:fs/promises').then((fs) => fs.mkdir(rulesDir));
   writeFileSync(path.join(rulesDir, 'rules.yaml'), options.rules);
-  const ruleSet = await loadRules(rulesDir, { env: {}, templates: new Set(options.templates), transports: options.transports ?? { slack: false, email: false } });
+  const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(options.templates), transports: options.transports ?? { slack: false, email: false } });
   if (ruleSet.problems.length > 0) throw new Error(`test rules invalid: ${JSON.stringify(ruleSet.problems)}`);
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'test-key', retries: options.retries ?? 0, timeoutMs: options.timeoutMs ?? 5000, backoffBaseMs: 10 });

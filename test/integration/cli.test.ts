@@ -66,6 +66,19 @@ describe('edgewatch command line', () => {
     expect(result.stdout).toMatch(new RegExp(`^${bad.replace(/[/\\]/g, '.')}/a\\.yaml:5:13: .*source`, 'm'));
   });
 
+  it('quotes a value from the environment as written, never its value', async () => {
+    const leaky = path.join(dir, 'leaky-rules');
+    mkdirSync(leaky);
+    writeFileSync(
+      path.join(leaky, 'a.yaml'),
+      ['channels:', '  screen: { type: console }', 'rules:', '  - name: x', '    source: ${MY_SOURCE}', '    trigger: { type: new }', '    notify: [screen]', ''].join('\n'),
+    );
+    const result = await runCli(['validate'], { EDGEWATCH_RULES: leaky, MY_SOURCE: 'sk-live-do-not-print' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(`${path.join(leaky, 'a.yaml')}:5:13: rule "x": source: unknown source "\${MY_SOURCE}" (events, kpis, reports, runs)\n`);
+    expect(result.stderr).not.toContain('sk-live-do-not-print');
+  });
+
   it('reports a broken template as file:line:column and exits 1', async () => {
     const templates = path.join(dir, 'templates');
     mkdirSync(templates);

@@ -1,10 +1,13 @@
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile, mkdir, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { combineRuleFiles, formatProblem, loadRules, ruleContext, type RuleContext } from '../../src/rules/index.ts';
+import { MAX_RULE_FILE_BYTES } from '../../src/rules/load.ts';
 
-const CONSOLE_ONLY: RuleContext = { env: {}, templates: new Set(), transports: { slack: false, email: false } };
+const CONSOLE_ONLY: RuleContext = { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } };
 
 describe('the example rules folder', () => {
   it('is valid with only the console channel configured', async () => {
@@ -115,10 +118,65 @@ describe('loadRules on disk', () => {
   });
 });
 
+describe('loadRules reads only regular files inside the folder', () => {
+  const channels = 'channels:\n  screen: { type: console }\n';
+  let dir: string;
+  let rules: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgewatch-rules-'));
+    rules = join(dir, 'rules');
+    await mkdir(rules);
+    await writeFile(join(rules, 'a.yaml'), channels);
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a symbolic link leading out of the folder is a problem, and its contents are never echoed', async () => {
+    await writeFile(join(dir, 'shadow'), 'root-password-hash: x\nother-secret-line: y\n');
+    await symlink(join(dir, 'shadow'), join(rules, 'b.yaml'));
+    const set = await loadRules(rules, CONSOLE_ONLY);
+    expect(set.problems.map(formatProblem)).toEqual([`${join(rules, 'b.yaml')}:1:1: not read: a symbolic link to outside the rules folder`]);
+    expect([...set.channels.keys()]).toEqual(['screen']);
+  });
+
+  it('a symbolic link to a file inside the folder is read', async () => {
+    await mkdir(join(rules, 'shared'));
+    await writeFile(join(rules, 'shared', 'rules.txt'), 'rules:\n  - { name: a, source: events, trigger: { type: new }, notify: [screen] }\n');
+    await symlink(join('shared', 'rules.txt'), join(rules, 'b.yaml'));
+    const set = await loadRules(rules, CONSOLE_ONLY);
+    expect(set.problems).toEqual([]);
+    expect(set.rules.map((r) => r.name)).toEqual(['a']);
+  });
+
+  it('a FIFO is a problem, and reading the folder does not wait for a writer', { timeout: 10_000 }, async () => {
+    execFileSync('mkfifo', [join(rules, 'b.yaml')]);
+    const set = await loadRules(rules, CONSOLE_ONLY);
+    expect(set.problems.map(formatProblem)).toEqual([`${join(rules, 'b.yaml')}:1:1: not read: a FIFO, not a regular file`]);
+  });
+
+  it('a folder named like a rule file is a problem', async () => {
+    await mkdir(join(rules, 'b.yaml'));
+    const set = await loadRules(rules, CONSOLE_ONLY);
+    expect(set.problems.map(formatProblem)).toEqual([`${join(rules, 'b.yaml')}:1:1: not read: a directory, not a regular file`]);
+  });
+
+  it('a file over 1 MiB is a problem naming the limit; a file of exactly 1 MiB is read', async () => {
+    const comments = (bytes: number) => `${'#'.repeat(99)}\n`.repeat(bytes / 100) + '#'.repeat(bytes % 100);
+    await writeFile(join(rules, 'b.yaml'), comments(MAX_RULE_FILE_BYTES));
+    await writeFile(join(rules, 'c.yaml'), comments(MAX_RULE_FILE_BYTES + 1));
+    const set = await loadRules(rules, CONSOLE_ONLY);
+    expect(set.problems.map(formatProblem)).toEqual([
+      `${join(rules, 'c.yaml')}:1:1: not read: ${MAX_RULE_FILE_BYTES + 1} bytes, over the limit of 1048576 bytes (1 MiB) for a rule file`,
+    ]);
+  });
+});
+
 it('ruleContext from the configuration', () => {
   const templates = new Set(['edge']);
   expect(ruleContext({ env: { A: '1' }, slackToken: 'xoxb-1', smtpUrl: undefined }, templates)).toEqual({
     env: { A: '1' },
+    credentials: ['EDGEWATCH_API_KEY', 'SLACK_BOT_TOKEN', 'SMTP_URL', 'EDGEWATCH_DB'],
     templates,
     transports: { slack: true, email: false },
   });

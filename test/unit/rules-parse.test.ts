@@ -1,7 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { parseDocument, visit } from 'yaml';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { formatProblem, parseRuleFile, type RuleContext } from '../../src/rules/parse.ts';
 
-const CTX: RuleContext = { env: { PIPELINE_SECRET: 'whsec_' + Buffer.alloc(32, 7).toString('base64') }, templates: new Set(['edge']), transports: { slack: false, email: false } };
+/** Values of variables that no problem may ever show. */
+const SECRETS = {
+  EDGEWATCH_API_KEY: 'sk-live-api-key-0123456789',
+  SLACK_BOT_TOKEN: 'xoxb-slack-token-0123456789',
+  SMTP_URL: 'smtp://mailer:mail-password-0123@smtp.example.com:587',
+  EDGEWATCH_DB: 'postgres://edgewatch:db-password-0123@db.example.com/edgewatch',
+  SOURCE: 'sk-live-source-secret',
+  RULE_NAME: 'Sk_Live_Rule_Secret',
+  CHANNEL: 'sk-live-channel-secret',
+  MAIL_TO: 'sk-live-mail-secret',
+};
+const CTX: RuleContext = {
+  env: { PIPELINE_SECRET: 'whsec_' + Buffer.alloc(32, 7).toString('base64'), ...SECRETS },
+  credentials: CREDENTIAL_VARIABLES,
+  templates: new Set(['edge']),
+  transports: { slack: false, email: false },
+};
 const SECRET_24 = 'whsec_' + Buffer.alloc(24, 1).toString('base64');
 const SECRET_65 = 'whsec_' + Buffer.alloc(65, 1).toString('base64');
 const SECRET_16 = 'whsec_' + Buffer.alloc(16, 1).toString('base64');
@@ -53,7 +71,7 @@ const cases: Case[] = [
   { name: 'unknown source', text: rule({ source: 'eventz' }), line: 5, column: 13, message: 'rule "edge-rule": source: unknown source "eventz" (events, kpis, reports, runs)' },
   { name: 'empty notify', text: rule({ notify: '[]' }), line: 7, column: 13, message: 'rule "edge-rule": notify: needs at least one channel' },
   { name: 'unknown channel in notify', text: rule({ notify: '[screen, scren]' }), line: 7, column: 22, message: 'rule "edge-rule": unknown channel "scren" in notify (did you mean screen?) (channels: screen)' },
-  { name: 'unknown template', text: rule({ extra: ['    template: edgy'] }), line: 8, column: 15, message: 'rule "edge-rule": unknown template "edgy" (no templates/edgy.*; templates: edge)' },
+  { name: 'unknown template', text: rule({ extra: ['    template: edgy'] }), line: 8, column: 15, message: 'rule "edge-rule": unknown template "edgy" (templates: edge)' },
   { name: 'bad cooldown', text: rule({ extra: ['    cooldown: 2 hours'] }), line: 8, column: 15, message: 'rule "edge-rule": cooldown: not a duration (write 30s, 15m, 2h, 1d): string "2 hours"' },
   { name: 'empty cooldown', text: rule({ extra: ['    cooldown:'] }), line: 8, column: 5, message: 'rule "edge-rule": cooldown: not a duration (write 30s, 15m, 2h, 1d): null' },
   // Triggers
@@ -89,7 +107,7 @@ const cases: Case[] = [
   // Digests
   { name: 'digest with cron and window', text: rule({ extra: ['    digest: { cron: "0 18 * * *", window: 1h }'] }), line: 8, column: 13, message: 'rule "edge-rule": digest: a digest takes either cron or window, not both' },
   { name: 'digest with neither', text: rule({ extra: ['    digest: {}'] }), line: 8, column: 13, message: 'rule "edge-rule": digest: a digest takes either cron or window, not both (it has neither)' },
-  { name: 'bad cron', text: rule({ extra: ['    digest: { cron: "0 25 * * *" }'] }), line: 8, column: 21, message: /^rule "edge-rule": digest.cron: not a cron expression: "0 25 \* \* \*"/ },
+  { name: 'bad cron', text: rule({ extra: ['    digest: { cron: "0 25 * * *" }'] }), line: 8, column: 21, message: 'rule "edge-rule": digest.cron: not a cron expression: "0 25 * * *" (the hour field takes 0-23)' },
   { name: 'cron with too few fields', text: rule({ extra: ['    digest: { cron: "0 18 * *" }'] }), line: 8, column: 21, message: 'rule "edge-rule": digest.cron: not a cron expression of 5 fields: "0 18 * *"' },
   { name: 'bad timezone', text: rule({ extra: ['    digest: { cron: "0 18 * * *", timezone: Mars/Olympus }'] }), line: 8, column: 45, message: 'rule "edge-rule": digest.timezone: unknown timezone "Mars/Olympus"' },
   { name: 'bad digest window', text: rule({ extra: ['    digest:', '      window: soon'] }), line: 9, column: 15, message: 'rule "edge-rule": digest.window: not a duration (write 30s, 15m, 2h, 1d): string "soon"' },
@@ -111,6 +129,30 @@ const cases: Case[] = [
   { name: 'webhook webhook-* header', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { Webhook-Signature: x }'), line: 5, column: 16, message: /^channel "hook": header "Webhook-Signature" cannot be set here/ },
   { name: 'unset environment variable', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    secret: ${MISSING_SECRET}'), line: 5, column: 13, message: 'channels.hook.secret: environment variable MISSING_SECRET is not set (used as ${MISSING_SECRET})' },
   { name: 'environment variable set to empty', text: channel('  hook:', '    type: webhook', '    url: ${HOOK_URL}'), ctx: { env: { HOOK_URL: '' } }, line: 4, column: 10, message: 'channels.hook.url: environment variable HOOK_URL is not set (used as ${HOOK_URL})' },
+  // Webhook headers that could never be sent, or would change the connection
+  { name: 'webhook header name with a line break', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers:', '      "X-Team\\r\\nX-Injected": evil'), line: 6, column: 7, message: 'channel "hook": header "X-Team\\r\\nX-Injected": not an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~ only)' },
+  { name: 'webhook header name with a space', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { "X Team": research }'), line: 5, column: 16, message: /^channel "hook": header "X Team": not an HTTP header name/ },
+  { name: 'webhook header value with a line break', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers:', '      X-Team: "research\\r\\nX-Injected: evil"'), line: 6, column: 15, message: 'channel "hook": header "X-Team": the value holds a line break, a control character or a character beyond Latin-1, which HTTP headers cannot carry' },
+  { name: 'webhook header value with a line break from the environment', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { Authorization: "Bearer ${HOOK_TOKEN}" }'), ctx: { env: { HOOK_TOKEN: 'tok\r\nX-Injected: 1' } }, line: 5, column: 31, message: /^channel "hook": header "Authorization": the value holds a line break/ },
+  ...['Transfer-Encoding', 'Host', 'Content-Length', 'Connection', 'Keep-Alive', 'Upgrade', 'TE', 'Trailer', 'Expect', 'Proxy-Authorization', 'proxy-connection'].map((header) => ({
+    name: `webhook ${header} header`,
+    text: channel('  hook:', '    type: webhook', '    url: https://example.com', `    headers: { ${header}: x }`),
+    line: 5,
+    column: 16,
+    message: `channel "hook": header "${header}" cannot be set here (Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Expect and Proxy-* belong to the HTTP connection)`,
+  })),
+  // edgewatch's own credentials: never expanded in a rule file, set or not
+  { name: 'API key in a webhook URL', text: channel('  hook:', '    type: webhook', '    url: https://example.com/?k=${EDGEWATCH_API_KEY}'), line: 4, column: 10, message: "channels.hook.url: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'API key in a webhook header', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers:', '      Authorization: Bearer ${EDGEWATCH_API_KEY}'), line: 6, column: 22, message: "channels.hook.headers.Authorization: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'Slack token in a webhook URL', text: channel('  hook:', '    type: webhook', '    url: https://example.com/${SLACK_BOT_TOKEN}'), line: 4, column: 10, message: "channels.hook.url: ${SLACK_BOT_TOKEN} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'SMTP URL in a webhook header', text: channel('  hook:', '    type: webhook', '    url: https://example.com', '    headers: { X-Mail: "${SMTP_URL}" }'), line: 5, column: 24, message: "channels.hook.headers.X-Mail: ${SMTP_URL} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'database URL (with its password) in a rule', text: rule({ extra: ['    description: "${EDGEWATCH_DB}"'] }), line: 8, column: 18, message: "rules[0].description: ${EDGEWATCH_DB} is edgewatch's own credential: rule files cannot use it" },
+  { name: 'API key, even when unset', text: channel('  hook:', '    type: webhook', '    url: https://example.com/?k=${EDGEWATCH_API_KEY}'), ctx: { env: {} }, line: 4, column: 10, message: "channels.hook.url: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
+  // Values from the environment are quoted as written, never as expanded
+  { name: 'unknown source from the environment', text: rule({ source: '${SOURCE}' }), line: 5, column: 13, message: 'rule "edge-rule": source: unknown source "${SOURCE}" (events, kpis, reports, runs)' },
+  { name: 'bad rule name from the environment', text: rule({ name: '${RULE_NAME}' }), line: 4, column: 11, message: 'rule "${RULE_NAME}": name: bad rule name "${RULE_NAME}": use lower-case letters, digits and dashes' },
+  { name: 'unknown channel from the environment', text: rule({ notify: '[screen, "${CHANNEL}"]' }), line: 7, column: 22, message: 'rule "edge-rule": unknown channel "${CHANNEL}" in notify (channels: screen)' },
+  { name: 'not an email address from the environment', text: channel('  me:', '    type: email', '    to: ["${MAIL_TO}"]'), ctx: { transports: { slack: false, email: true } }, line: 4, column: 10, message: 'channel "me": to[0]: not an email address: "${MAIL_TO}"' },
 ];
 
 describe('parseRuleFile problems: one per case, at the right place', () => {
@@ -121,6 +163,7 @@ describe('parseRuleFile problems: one per case, at the right place', () => {
     expect(problem).toMatchObject({ file: 'rules/x.yaml', line, column });
     if (typeof message === 'string') expect(problem!.message).toBe(message);
     else expect(problem!.message).toMatch(message);
+    for (const secret of Object.values(SECRETS)) expect(result.problems.map(formatProblem).join('\n')).not.toContain(secret);
     // An entry with a problem is never returned as valid.
     expect(result.rules).toEqual([]);
     if (!text.includes('rules:')) expect(result.channels).toEqual([]);
@@ -302,5 +345,90 @@ describe('parseRuleFile: several problems', () => {
   ])('webhook secret $name', ({ secret, ok }) => {
     const text = channel('  hook:', '    type: webhook', '    url: https://example.com', `    secret: "${secret}"`);
     expect(parseRuleFile(text, 'f.yaml', CTX).problems).toHaveLength(ok ? 0 : 1);
+  });
+});
+
+describe('values from the environment are never shown expanded', () => {
+  /** Every kind of value a rule file holds; each one in turn is replaced by `${LEAK}`. */
+  const base = [
+    'channels:',
+    '  screen: { type: console }',
+    '  trading: { type: slack, channel: "#pm-alerts" }',
+    '  me: { type: email, to: [analyst@example.com] }',
+    '  team: { type: email, to: team@example.com }',
+    '  pipeline:',
+    '    type: webhook',
+    '    url: https://example.com/hooks',
+    `    secret: ${SECRET_24}`,
+    '    headers: { X-Team: research }',
+    'rules:',
+    '  - name: politics-edge',
+    '    description: Edge above 10 pp',
+    '    source: events',
+    '    trigger: { type: crosses, field: edge_pp, above: 10, abs: true, rearm: 2 }',
+    '    filter:',
+    '      series_category: politics',
+    '      confidence_score: { gte: 6 }',
+    '      event_ticker: [KXFED-25DEC, KXCPI-25NOV]',
+    '    notify: [trading, pipeline]',
+    '    severity: warning',
+    '    cooldown: 2h',
+    '    digest: { cron: "0 18 * * *", timezone: UTC }',
+    '    template: edge',
+    '  - name: trust-drop',
+    '    source: reports',
+    '    trigger: { type: drops, field: trust_label, by: 1, to_at_most: Caution }',
+    '    notify: [me]',
+    '    digest: { window: 15m }',
+    '  - name: kpi-moves',
+    '    source: kpis',
+    '    trigger: { type: moves, field: market_implied.value, by: 0.5, direction: up }',
+    '    filter: { near_settled: { ne: true }, liquidity_tier: { in: [high] }, company_name: { contains: Apple } }',
+    '    notify: [screen]',
+    '  - name: run-finished',
+    '    source: runs',
+    '    trigger: { type: changes, field: status, from: processing, to: [completed, failed] }',
+    '    notify: [screen]',
+    '',
+  ].join('\n');
+  const ctx: RuleContext = { ...CTX, transports: { slack: true, email: true } };
+
+  /** The file once per value (keys stay), with that value replaced by `${LEAK}`. */
+  function variants(): string[] {
+    const count = (() => {
+      let n = 0;
+      visit(parseDocument(base), { Scalar: (key) => void (key !== 'key' && n++) });
+      return n;
+    })();
+    return Array.from({ length: count }, (_, target) => {
+      const doc = parseDocument(base);
+      let n = 0;
+      visit(doc, {
+        Scalar(key, node) {
+          if (key !== 'key' && n++ === target) return doc.createNode('${LEAK}');
+          return undefined;
+        },
+      });
+      return doc.toString();
+    });
+  }
+
+  // Each value carries the marker xq9 in every word, so that even a piece of it is caught.
+  it.each([
+    { kind: 'long, with quotes and a backslash', leak: 'Xq9Leak-Value_7f "Xq9Quoted" \\Xq9Back Xq9Tail-padding-past-forty-characters' },
+    { kind: 'dotted', leak: 'xq9.secret.path' },
+    { kind: 'cron-like', leak: 'Xq9 18 * * *' },
+    { kind: 'a valid name', leak: 'xq9-secret' },
+  ])('$kind', ({ leak }) => {
+    expect(parseRuleFile(base, 'f.yaml', ctx).problems).toEqual([]);
+    const texts = variants();
+    expect(texts.length).toBeGreaterThan(50);
+    let asWritten = 0;
+    for (const text of texts) {
+      const problems = parseRuleFile(text, 'f.yaml', { ...ctx, env: { ...ctx.env, LEAK: leak } }).problems.map(formatProblem);
+      for (const problem of problems) expect(problem.toLowerCase(), text).not.toContain('xq9');
+      asWritten += problems.filter((problem) => problem.includes('"${LEAK}"')).length;
+    }
+    expect(asWritten).toBeGreaterThan(5);
   });
 });
