@@ -140,6 +140,25 @@ describe('pipeline', () => {
     expect(drops[0]!.changes[0]).toMatchObject({ field: 'trust_label', from: 'Good', to: 'Caution' });
   });
 
+  it('skips an event whose detail answers 404, checks the other reports, and picks it last next time', async () => {
+    const p = (pipeline = await startPipeline({ rules: RULES, sandbox: { events: 20 }, reportsBudget: 6 }));
+    // Never-checked events go first, by ticker: the delisted one is the very first pick.
+    const [delisted, ...others] = [...p.sandbox.world.eventTickers()].sort();
+    const detailPath = `/v1/predictions/events/${delisted}`;
+    p.sandbox.inject({ path: detailPath, status: 404, count: 100 });
+    const first = await p.poll();
+    expect(first.failures).toEqual([]);
+    const checked = () => p.store.raw.prepare<[], { event_ticker: string }>('SELECT event_ticker FROM report_checks WHERE found IS NOT NULL').all().map((r) => r.event_ticker);
+    expect(checked()).toEqual(others.slice(0, 2));
+    expect(p.sandbox.requests.filter((r) => r.path === detailPath)).toHaveLength(1);
+
+    p.sandbox.requests.length = 0;
+    const second = await p.poll();
+    expect(second.failures).toEqual([]);
+    expect(p.sandbox.requests.filter((r) => r.path === detailPath)).toEqual([]);
+    expect(checked()).toEqual(others.slice(0, 5));
+  });
+
   it('fires when a generation run completes', async () => {
     const p = (pipeline = await startPipeline({ rules: RULES }));
     await p.poll();
