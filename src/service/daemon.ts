@@ -180,7 +180,13 @@ export function createDaemon(options: DaemonOptions): Daemon {
     });
     for (const alert of report.alerts) metrics.alertFired(alert.rule);
     if (report.alerts.length > 0) {
-      log.info({ source, alerts: report.alerts.length, rules: [...new Set(report.alerts.map((a) => a.rule))] }, `${report.alerts.length} alert(s) fired`);
+      // Digested alerts are printed only when their batch goes: the count says so.
+      const digestRules = new Set(ruleSet.rules.filter((rule) => rule.digest).map((rule) => rule.name));
+      const waiting = report.alerts.filter((alert) => digestRules.has(alert.rule)).length;
+      log.info(
+        { source, alerts: report.alerts.length, waiting_for_digest: waiting, rules: [...new Set(report.alerts.map((a) => a.rule))] },
+        `${report.alerts.length} alert(s) fired${waiting > 0 ? ` (${waiting} waiting for a digest)` : ''}`,
+      );
     }
     requestDelivery();
   }

@@ -175,6 +175,28 @@ describe('edgewatch run', () => {
     expect(receiver.requests.filter((r) => r.body.entity === tickers[2])).toHaveLength(1);
   }, 60_000);
 
+  it('logs how many fired alerts wait for a digest', async () => {
+    writeFileSync(
+      path.join(rulesDir, 'rules.yaml'),
+      edgeRule(`  - name: edge-over-10-daily
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
+    filter: { event_ticker: [${tickers.join(', ')}] }
+    notify: [hook]
+    digest: { window: 1h }
+`),
+    );
+    const daemon = await startDaemon();
+    await baselineDone(daemon);
+    sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
+    const line = await daemon.waitForLog('the fired count', (l) => / alert\(s\) fired/.test(l.msg));
+    expect(line.msg).toBe('2 alert(s) fired (1 waiting for a digest)');
+    expect(line).toMatchObject({ alerts: 2, waiting_for_digest: 1 });
+    // The immediate one is sent; the digested one waits for its window.
+    await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
+    expect(receiver.requests.filter((r) => r.body.rule === 'edge-over-10-daily')).toEqual([]);
+  }, 60_000);
+
   it('exits 0 within 10 s on SIGTERM while a delivery is held, and the next start completes it with the same id', async () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     receiver.hold = true;
