@@ -12,7 +12,7 @@ import { formatProblem, type RuleSet } from '../rules/index.ts';
 import { listAlerts, listSourceStates, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError, pollSources } from './cycle.ts';
-import { assessHealth, type RulesStatus, type SourceStatus } from './health.ts';
+import { assessHealth, isKeyRefused, type RulesStatus, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -168,13 +168,17 @@ export function createDaemon(options: DaemonOptions): Daemon {
         metrics.pollDone(source, event.ok, event.durationMs);
         if (event.ok) {
           status.lastOkAt = at.getTime();
+          status.lastErrorStatus = undefined;
           status.idle = event.result?.skipped === true;
           if (!status.idle) status.lastSuccessAt = at.toISOString();
           log.debug({ source, ms: event.durationMs, changed: event.result?.changed, alerts: event.result?.alerts.length, idle: status.idle }, 'polled');
         } else {
           status.lastErrorAt = at.toISOString();
           status.lastError = event.error ?? 'unknown error';
-          log.warn({ source, ms: event.durationMs, error: event.error }, `poll of ${source} failed`);
+          status.lastErrorStatus = event.status;
+          // A refused key fails every poll until it is changed: an error, saying what to fix.
+          if (isKeyRefused(event.status)) log.error({ source, status: event.status, error: event.error }, `poll of ${source} failed: the API refused the key (HTTP ${event.status}): check EDGEWATCH_API_KEY`);
+          else log.warn({ source, ms: event.durationMs, error: event.error }, `poll of ${source} failed`);
         }
       },
     });
@@ -254,7 +258,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     const stored = new Map((await listSourceStates(store)).map((row) => [row.source, row]));
     for (const source of SOURCES) {
       const row = stored.get(source);
-      sources.set(source, { source, intervalMs: intervals[source], lastSuccessAt: row?.last_success_at ?? null, lastErrorAt: row?.last_error_at ?? null, lastError: row?.last_error ?? null, lastOkAt: undefined, idle: false });
+      sources.set(source, { source, intervalMs: intervals[source], lastSuccessAt: row?.last_success_at ?? null, lastErrorAt: row?.last_error_at ?? null, lastError: row?.last_error ?? null, lastOkAt: undefined, lastErrorStatus: undefined, idle: false });
     }
 
     let http: HttpServer;
@@ -283,6 +287,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     } else {
       const api = withoutCredentials(config.apiUrl ?? '');
       log.info({ api }, `polling the research API at ${api}`);
+      if (config.apiKey === undefined) log.warn('EDGEWATCH_API_KEY is not set: the research API will refuse every request (401); set it in the environment or in .env');
     }
     log.info({ url: http.url }, `status page: ${http.url} (health: ${http.url}healthz, metrics: ${http.url}metrics)`);
     if (connection.sandbox) log.info('to use the real research API, set EDGEWATCH_API_URL (its root, including /v1) and EDGEWATCH_API_KEY, in the environment or in .env');
