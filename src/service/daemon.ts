@@ -193,6 +193,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
       );
     }
     requestDelivery();
+    // After every poll, so that the next start never continues the world behind what is stored.
+    await connection.saveSandboxWorld();
   }
 
   function deliveryWorker(store: Store): () => Promise<void> {
@@ -249,7 +251,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
           .get()!.n,
       digestBatchesPending: () => openBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule]))).length,
     });
-    const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info) });
+    const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info), sandboxWorldIn: store });
     // So that `edgewatch generate` reaches this sandbox, whose runs this daemon watches.
     await setMeta(store, SANDBOX_URL_KEY, connection.sandbox?.url);
     const intervals = { ...(connection.sandbox ? SANDBOX_POLL_INTERVALS : DEFAULT_POLL_INTERVALS) };
@@ -284,6 +286,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     // The first lines a newcomer reads: where this runs, where to look, how to go live.
     if (connection.sandbox) {
       log.info({ sandbox: connection.sandbox.url }, `no EDGEWATCH_API_URL set: running on the built-in sandbox, a simulated research API at ${connection.sandbox.url}`);
+      if (connection.resumedAt) log.info({ sandbox_time: connection.resumedAt.toISOString() }, `the sandbox's world continues where it stopped (simulated time ${connection.resumedAt.toISOString()})`);
     } else {
       const api = withoutCredentials(config.apiUrl ?? '');
       log.info({ api }, `polling the research API at ${api}`);
@@ -350,6 +353,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       // again with the same id, so nothing is lost.
       if (!drained) log.warn('work still in flight after the stop timeout: abandoned; pending deliveries are sent at the next start');
       await current.http.close();
+      await current.connection.saveSandboxWorld().catch(() => undefined);
       // The API client waits for its requests; an abandoned one must not hold the stop.
       await Promise.race([current.connection.close(), sleep(1_000)]);
       if (current.connection.sandbox) await setMeta(current.store, SANDBOX_URL_KEY, undefined).catch(() => undefined);
