@@ -6,7 +6,7 @@ import type { FilterClause, Rule, Snapshot } from '../core/types.ts';
 import { matchesFilter } from '../rules/index.ts';
 import { ingestPage } from '../service/ingest.ts';
 import { hotStatements, markPollSuccess } from '../store/index.ts';
-import { errorCode, errorStatus, type PollContext, type PollResult, type ResearchApi } from './types.ts';
+import { errorCode, unlessNotFound, type PollContext, type PollResult } from './types.ts';
 
 /** Fields a reports snapshot adds to the event's; a filter on them cannot be judged on the event. */
 const REPORT_FIELDS = new Set(['run_id', 'trust_score', 'trust_label', 'title', 'venue', 'event_key']);
@@ -48,16 +48,6 @@ function selectCandidates(ctx: PollContext, limit: number): Candidate[] {
   return picked;
 }
 
-/** The event's detail, or undefined when the API no longer knows the event (404). */
-async function eventDetail(ctx: PollContext, ticker: string): Promise<Awaited<ReturnType<ResearchApi['event']>> | undefined> {
-  try {
-    return await ctx.api.event(ticker);
-  } catch (error) {
-    if (errorStatus(error) === 404) return undefined;
-    throw error;
-  }
-}
-
 export async function pollReports(ctx: PollContext): Promise<PollResult> {
   const result: PollResult = { source: 'reports', alerts: [], changed: 0 };
   if (ctx.rules.length === 0) return { ...result, skipped: true };
@@ -73,7 +63,7 @@ export async function pollReports(ctx: PollContext): Promise<PollResult> {
     let { venue, eventKey } = candidate;
     if (venue === null || eventKey === null) {
       budget--;
-      const detail = await eventDetail(ctx, candidate.ticker);
+      const detail = await unlessNotFound(ctx.api.event(candidate.ticker));
       if (detail === undefined) {
         // Delisted: the other reports are still checked, and this event waits its turn behind
         // them instead of being picked first again.
