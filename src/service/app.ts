@@ -9,8 +9,11 @@ import { request } from 'undici';
 import { z } from 'zod';
 import { getMeta, openStore, setMeta, type Store } from '../store/index.ts';
 
-/** Simulated minutes per real second of the built-in sandbox, so every trigger happens within minutes. */
-export const BUILT_IN_SANDBOX_SPEED = 6;
+/**
+ * Simulated minutes per real second of the built-in sandbox: every trigger of the example rules
+ * happens within minutes, a few alerts a minute (test/integration/demo-pace.test.ts).
+ */
+export const BUILT_IN_SANDBOX_SPEED = 2;
 
 /** Where a running daemon's built-in sandbox listens, recorded in the database for other commands. */
 export const SANDBOX_URL_KEY = 'sandbox_url';
