@@ -116,9 +116,9 @@ export function createEvent(seed: number, n: number, now: number, taken: Set<str
   return { n, venue, ticker, slug, name, series, close_time, eligibility, mutually_exclusive: series.outcomes.length > 1 && rng() < 0.5, snapshots: [snapshot], reports: [] };
 }
 
-/** Confidence drifts; now and then new research moves it by 2 to 3 points (up when below 7). */
+/** Confidence drifts; now and then (3% of snapshots) new research moves it by 2 to 3 points (up when below 7). */
 function confidenceStep(confidence: number, rng: Rng): number {
-  if (rng() < 0.1) return (confidence < 7 ? 1 : -1) * between(rng, 2, 3);
+  if (rng() < 0.03) return (confidence < 7 ? 1 : -1) * between(rng, 2, 3);
   return gauss(rng) * 0.4;
 }
 

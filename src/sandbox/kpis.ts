@@ -35,6 +35,17 @@ export interface SimKpi {
 }
 
 const DAY = 86_400_000;
+/** Shares of the board at the start: settled already, and closing within the first simulated hours. */
+const SETTLED_SHARE = 0.12;
+const CLOSING_SOON_SHARE = 0.1;
+/** Simulated minutes from a market's close to its actual landing: spread, so actuals land one by one. */
+const ACTUAL_DELAY_MINUTES = [30, 720] as const;
+/** For a market that closed days before the start and still waits for its actual: soon. */
+const OVERDUE_ACTUAL_MINUTES = [10, 240] as const;
+
+function actualDue(rng: Rng, now: number, [low, high]: readonly [number, number]): number {
+  return now + Math.floor(between(rng, low, high)) * 60_000;
+}
 
 export function createKpi(seed: number, n: number, now: number, taken: Set<string>): SimKpi {
   const rng = rngFor(seed, 'kpi', n);
@@ -42,7 +53,8 @@ export function createKpi(seed: number, n: number, now: number, taken: Set<strin
   const spec = pick(rng, company.kpis);
   const r = rng();
   // A spread of states: mostly active, some closing within the first simulated hours, some settled or reported.
-  const closeOffset = r < 0.12 ? -between(rng, 0.05, 5) * DAY : r < 0.3 ? between(rng, 5, 240) * 60_000 : between(rng, 0.5, 90) * DAY;
+  const closingSoon = r >= SETTLED_SHARE && r < SETTLED_SHARE + CLOSING_SOON_SHARE;
+  const closeOffset = r < SETTLED_SHARE ? -between(rng, 0.05, 5) * DAY : closingSoon ? between(rng, 5, 240) * 60_000 : between(rng, 0.5, 90) * DAY;
   const close_time = Math.floor((now + closeOffset) / 60_000) * 60_000;
   const d = new Date(close_time);
   const quarter = Math.floor(d.getUTCMonth() / 3) + 1;
@@ -51,7 +63,7 @@ export function createKpi(seed: number, n: number, now: number, taken: Set<strin
   const id = taken.has(base) ? `evt_${(n + 1).toString(36).padStart(6, '0')}${Math.floor(rng() * 1e6).toString(36)}` : base;
   taken.add(id);
   const market_value = spec.base * between(rng, 0.9, 1.1);
-  const market_probability = round(r < 0.3 ? between(rng, 85, 96.5) : between(rng, 10, 90), 1);
+  const market_probability = round(r < SETTLED_SHARE + CLOSING_SOON_SHARE ? between(rng, 85, 96.5) : between(rng, 10, 90), 1);
   const settled = close_time <= now;
   const tier = pick(rng, ['high', 'medium', 'low'] as const);
   const kpi: SimKpi = {
@@ -81,7 +93,7 @@ export function createKpi(seed: number, n: number, now: number, taken: Set<strin
   };
   if (settled) {
     if (rng() < 0.6) kpi.actual = { value: landedValue(kpi, rng), method: pick(rng, METHODS), reported_at: close_time + 3_600_000 };
-    else kpi.actual_due = now + Math.floor(between(rng, 5, 30)) * 60_000;
+    else kpi.actual_due = actualDue(rng, now, OVERDUE_ACTUAL_MINUTES);
   }
   return kpi;
 }
@@ -111,7 +123,7 @@ export function settle(k: SimKpi, now: number, rng: Rng | null): void {
   k.pre_report_market = k.market_value;
   k.snapshot_at = now;
   // Only the world's own movement schedules an actual; a test hook leaves it to landActual().
-  k.actual_due = rng ? now + Math.floor(between(rng, 5, 30)) * 60_000 : null;
+  k.actual_due = rng ? actualDue(rng, now, ACTUAL_DELAY_MINUTES) : null;
 }
 
 export function land(k: SimKpi, value: number, method: ActualMethod, now: number): void {

@@ -2,7 +2,8 @@
 import { startSandbox } from './server.ts';
 import type { Sandbox } from './types.ts';
 
-export const CLI_SPEED = 6;
+/** As the built-in sandbox of `npm start`: a few alerts a minute with the example rules. */
+export const CLI_SPEED = 2;
 
 export async function runSandboxCommand(options: { port?: number; apiKey?: string; speed?: number }): Promise<Sandbox> {
   const sandbox = await startSandbox({ port: options.port ?? 0, apiKey: options.apiKey, speed: options.speed ?? CLI_SPEED });

@@ -36,13 +36,14 @@ function authorized(req: IncomingMessage, apiKey: string | undefined): boolean {
 }
 
 export async function startSandbox(options: SandboxOptions & { port?: number; host?: string } = {}): Promise<Sandbox> {
-  const world = new SimWorld({
-    seed: options.seed ?? 1,
-    events: options.events ?? 60,
-    kpis: options.kpis ?? 40,
-    startTime: (options.startTime ?? new Date(DEFAULT_START)).getTime(),
-    credits: options.credits ?? 30,
-  });
+  const seed = options.seed ?? 1;
+  const startTime = (options.startTime ?? new Date(DEFAULT_START)).getTime();
+  const world = new SimWorld({ seed, events: options.events ?? 60, kpis: options.kpis ?? 40, startTime, credits: options.credits ?? 30 });
+  if (options.resumeAt) {
+    const minutes = (options.resumeAt.getTime() - startTime) / 60_000;
+    if (!(minutes >= 0)) throw new Error(`sandbox: cannot resume at ${options.resumeAt.toISOString()}, before the world's start ${new Date(startTime).toISOString()}`);
+    world.advance(minutes);
+  }
   const faults: Array<Fault & { remaining: number }> = [];
   const requests: SandboxRequest[] = [];
 
@@ -103,6 +104,8 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,
+    seed,
+    startTime: new Date(startTime),
     now: () => new Date(world.now),
     advance: (minutes) => world.advance(minutes),
     inject: (fault) => {

@@ -13,6 +13,11 @@ export interface SandboxOptions {
   speed?: number;
   /** Simulated start, default 2026-11-20T12:00:00Z. */
   startTime?: Date;
+  /**
+   * Continues an earlier world: with its seed and startTime, the world as it was at this simulated
+   * time (replayed minute by minute from the start, so it is the same world).
+   */
+  resumeAt?: Date;
   /** Credits available for generation, default 30. */
   credits?: number;
 }
@@ -66,6 +71,9 @@ export interface Sandbox {
   /** 'http://127.0.0.1:<port>/v1' */
   readonly url: string;
   readonly port: number;
+  /** With startTime and now(), what it takes to continue this world later (resumeAt). */
+  readonly seed: number;
+  readonly startTime: Date;
   /** The simulated clock. */
   now(): Date;
   /** Moves the clock; the world evolves once per simulated minute crossed. */

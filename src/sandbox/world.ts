@@ -34,10 +34,12 @@ export interface EventKey {
 
 export const GENERATION_COST = 3;
 const MINUTE = 60_000;
-// Per event and simulated minute: with 60 events, ten minutes move about five of them.
+// Per event and simulated minute: with 60 events, ten minutes move about five of them. Trust
+// changes and new events are rarer, so that the example rules fire a few alerts a real minute on
+// the built-in sandbox (test/integration/demo-pace.test.ts measures it).
 const SNAPSHOT_RATE = 0.008;
-const TRUST_RATE = 0.0015;
-const NEW_EVENT_RATE = 0.0008;
+const TRUST_RATE = 0.0002;
+const NEW_EVENT_RATE = 0.00005;
 const KPI_DRIFT_RATE = 0.03;
 const MAX_HISTORY = 500;
 

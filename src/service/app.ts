@@ -4,20 +4,41 @@ import type { Config } from '../config.ts';
 import { createApiClient, type ApiClient, type RequestInfo } from '../api/index.ts';
 import { loadRules, ruleContext, type RuleSet } from '../rules/index.ts';
 import { loadTemplates, type TemplateSet } from '../render/index.ts';
-import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/index.ts';
 import { request } from 'undici';
-import { getMeta, openStore, type Store } from '../store/index.ts';
+import { z } from 'zod';
+import { getMeta, openStore, setMeta, type Store } from '../store/index.ts';
 
-/** Simulated minutes per real second of the built-in sandbox, so every trigger happens within minutes. */
-export const BUILT_IN_SANDBOX_SPEED = 6;
+/**
+ * Simulated minutes per real second of the built-in sandbox: every trigger of the example rules
+ * happens within minutes, a few alerts a minute (test/integration/demo-pace.test.ts).
+ */
+export const BUILT_IN_SANDBOX_SPEED = 2;
 
 /** Where a running daemon's built-in sandbox listens, recorded in the database for other commands. */
 export const SANDBOX_URL_KEY = 'sandbox_url';
+
+/** The built-in sandbox's world (seed, start, clock), kept with the database so that the next start continues it. */
+export const SANDBOX_WORLD_KEY = 'sandbox_world';
+
+const SavedWorld = z
+  .object({ seed: z.number().int(), start: z.iso.datetime(), now: z.iso.datetime() })
+  .refine((world) => Date.parse(world.now) >= Date.parse(world.start));
+
+/**
+ * Simulated minutes a continued world skips past its saved clock: a crash can lose the save that
+ * follows a poll, and that poll's data is newer than the save before by at most its duration.
+ */
+export const RESUME_MARGIN_MINUTES = 10;
 
 export interface ApiConnection {
   api: ApiClient;
   /** Set when no EDGEWATCH_API_URL was given and this process started the built-in sandbox. */
   sandbox?: Sandbox;
+  /** The simulated time the built-in sandbox continued its world at, when one was kept with the database. */
+  resumedAt?: Date;
+  /** Keeps the built-in sandbox's clock with the database (see sandboxWorldIn); a no-op otherwise. */
+  saveSandboxWorld(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,6 +66,20 @@ export interface ConnectApiOptions {
   reuseSandboxOf?: Store;
   /** With no API URL: the running built-in sandbox to use, already found by `runningSandbox`. */
   sandboxUrl?: string;
+  /** With no API URL: the database the built-in sandbox's world is kept with, so that it continues where it stopped. */
+  sandboxWorldIn?: Store;
+}
+
+/** The world an earlier built-in sandbox left in this database; a missing or unreadable one starts afresh. */
+async function savedWorld(store: Store): Promise<z.infer<typeof SavedWorld> | undefined> {
+  const text = await getMeta(store, SANDBOX_WORLD_KEY);
+  if (text === undefined) return undefined;
+  try {
+    const parsed = SavedWorld.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function connectApi(config: Config, options: ConnectApiOptions = {}): Promise<ApiConnection> {
@@ -52,8 +87,15 @@ export async function connectApi(config: Config, options: ConnectApiOptions = {}
   let baseUrl = config.apiUrl ?? options.sandboxUrl;
   if (baseUrl === undefined && options.reuseSandboxOf) baseUrl = await runningSandbox(options.reuseSandboxOf);
   const onSandbox = config.apiUrl === undefined;
+  let resumedAt: Date | undefined;
   if (baseUrl === undefined) {
-    sandbox = await startSandbox({ port: 0, apiKey: config.apiKey, speed: options.sandboxSpeed ?? BUILT_IN_SANDBOX_SPEED });
+    const saved = options.sandboxWorldIn ? await savedWorld(options.sandboxWorldIn) : undefined;
+    let kept: Pick<SandboxOptions, 'seed' | 'startTime' | 'resumeAt'> = {};
+    if (saved) {
+      resumedAt = new Date(Date.parse(saved.now) + RESUME_MARGIN_MINUTES * 60_000);
+      kept = { seed: saved.seed, startTime: new Date(saved.start), resumeAt: resumedAt };
+    }
+    sandbox = await startSandbox({ port: 0, apiKey: config.apiKey, speed: options.sandboxSpeed ?? BUILT_IN_SANDBOX_SPEED, ...kept });
     baseUrl = sandbox.url;
   }
   // The sandbox accepts any Bearer key when none is configured; the real API needs the user's.
@@ -64,9 +106,16 @@ export async function connectApi(config: Config, options: ConnectApiOptions = {}
     maxResponseBytes: config.maxResponseBytes,
     onRequest: options.onRequest,
   });
+  const worldStore = options.sandboxWorldIn;
   return {
     api,
     sandbox,
+    resumedAt,
+    saveSandboxWorld: async () => {
+      if (!sandbox || !worldStore) return;
+      const world = { seed: sandbox.seed, start: sandbox.startTime.toISOString(), now: sandbox.now().toISOString() };
+      await setMeta(worldStore, SANDBOX_WORLD_KEY, JSON.stringify(world));
+    },
     close: async () => {
       await api.close();
       await sandbox?.close();

@@ -1,7 +1,7 @@
 // One poll cycle: every source polled once (a failing source does not stop the others), then the
 // deliveries that are due. The daemon and `poll --once` both call this.
 import type { Alert, Rule, SourceName } from '../core/types.ts';
-import { pollEvents, pollKpis, pollReports, pollRuns, type PollContext, type PollResult, type ResearchApi } from '../sources/index.ts';
+import { errorStatus, pollEvents, pollKpis, pollReports, pollRuns, type PollContext, type PollResult, type ResearchApi } from '../sources/index.ts';
 import { markPollError, pruneSnapshots, type Store } from '../store/index.ts';
 
 export interface PollSourcesOptions {
@@ -14,7 +14,8 @@ export interface PollSourcesOptions {
   /** Which sources to poll; default all. */
   sources?: readonly SourceName[];
   snapshotRetentionMs?: number;
-  onPoll?: (event: { source: SourceName; ok: boolean; durationMs: number; error?: string; result?: PollResult }) => void;
+  /** `status`: the HTTP status of the API's answer that failed the poll, when there was one. */
+  onPoll?: (event: { source: SourceName; ok: boolean; durationMs: number; error?: string; status?: number; result?: PollResult }) => void;
 }
 
 export interface SourceFailure {
@@ -73,7 +74,8 @@ export async function pollSources(options: PollSourcesOptions): Promise<PollSour
         }
       }
       report.failures.push({ source, error: message });
-      options.onPoll?.({ source, ok: false, durationMs: Date.now() - started, error: message });
+      const status = errorStatus(error);
+      options.onPoll?.({ source, ok: false, durationMs: Date.now() - started, error: message, ...(status === undefined ? {} : { status }) });
     }
   };
 

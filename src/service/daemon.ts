@@ -12,7 +12,7 @@ import { formatProblem, type RuleSet } from '../rules/index.ts';
 import { listAlerts, listSourceStates, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError, pollSources } from './cycle.ts';
-import { assessHealth, type RulesStatus, type SourceStatus } from './health.ts';
+import { assessHealth, isKeyRefused, type RulesStatus, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -170,21 +170,33 @@ export function createDaemon(options: DaemonOptions): Daemon {
         metrics.pollDone(source, event.ok, event.durationMs);
         if (event.ok) {
           status.lastOkAt = at.getTime();
+          status.lastErrorStatus = undefined;
           status.idle = event.result?.skipped === true;
           if (!status.idle) status.lastSuccessAt = at.toISOString();
           log.debug({ source, ms: event.durationMs, changed: event.result?.changed, alerts: event.result?.alerts.length, idle: status.idle }, 'polled');
         } else {
           status.lastErrorAt = at.toISOString();
           status.lastError = event.error ?? 'unknown error';
-          log.warn({ source, ms: event.durationMs, error: event.error }, `poll of ${source} failed`);
+          status.lastErrorStatus = event.status;
+          // A refused key fails every poll until it is changed: an error, saying what to fix.
+          if (isKeyRefused(event.status)) log.error({ source, status: event.status, error: event.error }, `poll of ${source} failed: the API refused the key (HTTP ${event.status}): check EDGEWATCH_API_KEY`);
+          else log.warn({ source, ms: event.durationMs, error: event.error }, `poll of ${source} failed`);
         }
       },
     });
     for (const alert of report.alerts) metrics.alertFired(alert.rule);
     if (report.alerts.length > 0) {
-      log.info({ source, alerts: report.alerts.length, rules: [...new Set(report.alerts.map((a) => a.rule))] }, `${report.alerts.length} alert(s) fired`);
+      // Digested alerts are printed only when their batch goes: the count says so.
+      const digestRules = new Set(ruleSet.rules.filter((rule) => rule.digest).map((rule) => rule.name));
+      const waiting = report.alerts.filter((alert) => digestRules.has(alert.rule)).length;
+      log.info(
+        { source, alerts: report.alerts.length, waiting_for_digest: waiting, rules: [...new Set(report.alerts.map((a) => a.rule))] },
+        `${report.alerts.length} alert(s) fired${waiting > 0 ? ` (${waiting} waiting for a digest)` : ''}`,
+      );
     }
     requestDelivery();
+    // After every poll, so that the next start never continues the world behind what is stored.
+    await connection.saveSandboxWorld();
   }
 
   function deliveryWorker(store: Store, busyChannels: Set<string>, stopping: () => boolean): () => Promise<void> {
@@ -243,7 +255,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
           .get()!.n,
       digestBatchesPending: () => openBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule]))).length,
     });
-    const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info) });
+    const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info), sandboxWorldIn: store });
     // So that `edgewatch generate` reaches this sandbox, whose runs this daemon watches.
     await setMeta(store, SANDBOX_URL_KEY, connection.sandbox?.url);
     const intervals = { ...(connection.sandbox ? SANDBOX_POLL_INTERVALS : DEFAULT_POLL_INTERVALS) };
@@ -252,7 +264,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     const stored = new Map((await listSourceStates(store)).map((row) => [row.source, row]));
     for (const source of SOURCES) {
       const row = stored.get(source);
-      sources.set(source, { source, intervalMs: intervals[source], lastSuccessAt: row?.last_success_at ?? null, lastErrorAt: row?.last_error_at ?? null, lastError: row?.last_error ?? null, lastOkAt: undefined, idle: false });
+      sources.set(source, { source, intervalMs: intervals[source], lastSuccessAt: row?.last_success_at ?? null, lastErrorAt: row?.last_error_at ?? null, lastError: row?.last_error ?? null, lastOkAt: undefined, lastErrorStatus: undefined, idle: false });
     }
 
     let http: HttpServer;
@@ -283,9 +295,11 @@ export function createDaemon(options: DaemonOptions): Daemon {
     // The first lines a newcomer reads: where this runs, where to look, how to go live.
     if (connection.sandbox) {
       log.info({ sandbox: connection.sandbox.url }, `no EDGEWATCH_API_URL set: running on the built-in sandbox, a simulated research API at ${connection.sandbox.url}`);
+      if (connection.resumedAt) log.info({ sandbox_time: connection.resumedAt.toISOString() }, `the sandbox's world continues where it stopped (simulated time ${connection.resumedAt.toISOString()})`);
     } else {
       const api = withoutCredentials(config.apiUrl ?? '');
       log.info({ api }, `polling the research API at ${api}`);
+      if (config.apiKey === undefined) log.warn('EDGEWATCH_API_KEY is not set: the research API will refuse every request (401); set it in the environment or in .env');
     }
     log.info({ url: http.url }, `status page: ${http.url} (health: ${http.url}healthz, metrics: ${http.url}metrics)`);
     if (connection.sandbox) log.info('to use the real research API, set EDGEWATCH_API_URL (its root, including /v1) and EDGEWATCH_API_KEY, in the environment or in .env');
@@ -354,6 +368,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       // again with the same id, so nothing is lost.
       if (!drained) log.warn('work still in flight after the stop timeout: abandoned; pending deliveries are sent at the next start');
       await current.http.close();
+      await current.connection.saveSandboxWorld().catch(() => undefined);
       // The API client waits for its requests; an abandoned one must not hold the stop.
       await Promise.race([current.connection.close(), sleep(1_000)]);
       if (current.connection.sandbox) await setMeta(current.store, SANDBOX_URL_KEY, undefined).catch(() => undefined);

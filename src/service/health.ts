@@ -10,6 +10,8 @@ export interface SourceStatus {
   lastError: string | null;
   /** Last poll in this process that succeeded or had nothing to check (ms since epoch). */
   lastOkAt: number | undefined;
+  /** HTTP status of the API's answer when the last poll failed on one; undefined after a good poll. */
+  lastErrorStatus: number | undefined;
   /** The last poll had nothing to check (reports with no rule, runs with none processing). */
   idle: boolean;
 }
@@ -43,6 +45,10 @@ export interface HealthReport {
     /** Seconds since the source was last known good (or since start). */
     staleness_seconds: number;
     stale: boolean;
+    /** The last poll failed because the API refused the key (401/403). */
+    key_refused: boolean;
+    /** No good poll since this start, two intervals after it. */
+    never_succeeded: boolean;
   }>;
   rules: {
     ok: boolean;
@@ -58,6 +64,13 @@ export interface HealthReport {
 
 /** Stale past three intervals: a source never polled in this process counts from the start. */
 export const STALE_INTERVALS = 3;
+/** A source with no good poll this long after the start is unhealthy even if not yet stale. */
+export const FIRST_SUCCESS_INTERVALS = 2;
+
+/** The API's answers to a key it does not accept: retrying cannot help until the key changes. */
+export function isKeyRefused(status: number | undefined): boolean {
+  return status === 401 || status === 403;
+}
 
 export function assessHealth(input: { sources: readonly SourceStatus[]; rules: RulesStatus; startedAt: number; now: number }): { httpStatus: 200 | 503; report: HealthReport } {
   const reasons: string[] = [];
@@ -66,7 +79,11 @@ export function assessHealth(input: { sources: readonly SourceStatus[]; rules: R
     const since = Math.max(s.lastOkAt ?? input.startedAt, input.startedAt);
     const ageMs = Math.max(0, input.now - since);
     const stale = ageMs > STALE_INTERVALS * s.intervalMs;
+    const keyRefused = isKeyRefused(s.lastErrorStatus);
+    const neverSucceeded = s.lastOkAt === undefined && input.now - input.startedAt > FIRST_SUCCESS_INTERVALS * s.intervalMs;
+    if (keyRefused) reasons.push(`source ${s.source}: the API refused the key (HTTP ${s.lastErrorStatus}): check EDGEWATCH_API_KEY`);
     if (stale) reasons.push(`source ${s.source} stale: no successful poll for ${Math.round(ageMs / 1000)} s (interval ${Math.round(s.intervalMs / 1000)} s)`);
+    else if (neverSucceeded) reasons.push(`source ${s.source} never polled successfully since the start ${Math.round(ageMs / 1000)} s ago (interval ${Math.round(s.intervalMs / 1000)} s)`);
     sources[s.source] = {
       interval_seconds: s.intervalMs / 1000,
       last_success_at: s.lastSuccessAt,
@@ -75,6 +92,8 @@ export function assessHealth(input: { sources: readonly SourceStatus[]; rules: R
       idle: s.idle,
       staleness_seconds: Math.round(ageMs / 1000),
       stale,
+      key_refused: keyRefused,
+      never_succeeded: neverSucceeded,
     };
   }
   if (input.rules.failedAtStart) reasons.push('rules failed to load at start');

@@ -18,9 +18,13 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
   const { ruleSet, templates } = await loadRulesAndTemplates(config);
   for (const problem of ruleSet.problems) options.err(`${formatProblem(problem)} (rule skipped)`);
   const store = await openConfiguredStore(config);
-  // With no API URL: the sandbox of a daemon running on this database, else a fresh one.
-  const connection = await connectApi(config, { sandboxSpeed: 0, reuseSandboxOf: store });
-  if (connection.sandbox) options.err('edgewatch poll: no EDGEWATCH_API_URL: polling a fresh built-in sandbox (start `npm start` to watch one that moves)');
+  // With no API URL: the sandbox of a daemon running on this database, else its world where the
+  // last daemon left it (not saved again: a still clock would only drift by the resume margin).
+  const connection = await connectApi(config, { sandboxSpeed: 0, reuseSandboxOf: store, sandboxWorldIn: store });
+  if (connection.sandbox) {
+    const where = connection.resumedAt ? `the built-in sandbox's world where the last daemon left it` : 'a fresh built-in sandbox';
+    options.err(`edgewatch poll: no EDGEWATCH_API_URL: polling ${where} (start \`npm start\` to watch one that moves)`);
+  }
   try {
     const report = await pollSources({
       store,

@@ -1,11 +1,12 @@
 // reports: the trust scorecards of the events that some `reports` rule's filter can match, least
 // recently checked first, within a per-poll request budget. The venue and report key of an event
-// are learned once from its detail.
+// are learned once from its detail; an event whose detail answers 404 is skipped until its turn
+// comes round again.
 import type { FilterClause, Rule, Snapshot } from '../core/types.ts';
 import { matchesFilter } from '../rules/index.ts';
 import { ingestPage } from '../service/ingest.ts';
 import { hotStatements, markPollSuccess } from '../store/index.ts';
-import { errorCode, type PollContext, type PollResult } from './types.ts';
+import { errorCode, unlessNotFound, type PollContext, type PollResult } from './types.ts';
 
 /** Fields a reports snapshot adds to the event's; a filter on them cannot be judged on the event. */
 const REPORT_FIELDS = new Set(['run_id', 'trust_score', 'trust_label', 'title', 'venue', 'event_key']);
@@ -15,7 +16,8 @@ interface Candidate {
   event: Snapshot;
   venue: string | null;
   eventKey: string | null;
-  lastCheckedAt: string | null;
+  /** Whether the trust scorecard was ever checked: its first check is the report's baseline. */
+  trustChecked: boolean;
 }
 
 function eventFilter(rule: Rule): FilterClause[] {
@@ -27,8 +29,8 @@ function selectCandidates(ctx: PollContext, limit: number): Candidate[] {
   const { getEntity } = hotStatements(ctx.store.raw);
   // Sort the keys only: sorting the snapshots' text along with them (tens of MB) dominated the poll.
   const rows = ctx.store.raw
-    .prepare<[], { ticker: string; venue: string | null; event_key: string | null; last_checked_at: string | null }>(
-      `SELECT e.entity_key AS ticker, c.venue, c.event_key, c.last_checked_at
+    .prepare<[], { ticker: string; venue: string | null; event_key: string | null; found: number | null }>(
+      `SELECT e.entity_key AS ticker, c.venue, c.event_key, c.found
        FROM entities e LEFT JOIN report_checks c ON c.event_ticker = e.entity_key
        WHERE e.source = 'events'
        ORDER BY c.last_checked_at ASC NULLS FIRST, e.entity_key`,
@@ -40,7 +42,7 @@ function selectCandidates(ctx: PollContext, limit: number): Candidate[] {
     if (!stored) continue;
     const event = JSON.parse(stored.data) as Snapshot;
     if (!filters.some((filter) => matchesFilter(filter, event))) continue;
-    picked.push({ ticker: row.ticker, event, venue: row.venue, eventKey: row.event_key, lastCheckedAt: row.last_checked_at });
+    picked.push({ ticker: row.ticker, event, venue: row.venue, eventKey: row.event_key, trustChecked: row.found !== null });
     if (picked.length >= limit) break;
   }
   return picked;
@@ -50,7 +52,7 @@ export async function pollReports(ctx: PollContext): Promise<PollResult> {
   const result: PollResult = { source: 'reports', alerts: [], changed: 0 };
   if (ctx.rules.length === 0) return { ...result, skipped: true };
   let budget = ctx.reportsBudget;
-  const saveCheck = ctx.store.raw.prepare<[string, string, string, string | null, number | null]>(
+  const saveCheck = ctx.store.raw.prepare<[string, string | null, string | null, string | null, number | null]>(
     `INSERT INTO report_checks (event_ticker, venue, event_key, last_checked_at, found) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (event_ticker) DO UPDATE SET venue = excluded.venue, event_key = excluded.event_key,
        last_checked_at = excluded.last_checked_at, found = excluded.found`,
@@ -60,8 +62,14 @@ export async function pollReports(ctx: PollContext): Promise<PollResult> {
     if (budget <= 0) break;
     let { venue, eventKey } = candidate;
     if (venue === null || eventKey === null) {
-      const detail = await ctx.api.event(candidate.ticker);
       budget--;
+      const detail = await unlessNotFound(ctx.api.event(candidate.ticker));
+      if (detail === undefined) {
+        // Delisted: the other reports are still checked, and this event waits its turn behind
+        // them instead of being picked first again.
+        if (!ctx.dryRun) saveCheck.run(candidate.ticker, null, null, ctx.now().toISOString(), null);
+        continue;
+      }
       venue = detail.venue;
       eventKey = venue === 'venueb' && typeof detail.slug === 'string' ? detail.slug : detail.event_ticker;
       if (!ctx.dryRun) saveCheck.run(candidate.ticker, venue, eventKey, null, null);
@@ -80,7 +88,7 @@ export async function pollReports(ctx: PollContext): Promise<PollResult> {
         trust_label: trust.trust_index.label,
         title: trust.title ?? null,
       };
-      const ingested = ingestPage(ctx.store, [{ key: `${venue}/${eventKey}`, data: snapshot, baseline: candidate.lastCheckedAt === null }], {
+      const ingested = ingestPage(ctx.store, [{ key: `${venue}/${eventKey}`, data: snapshot, baseline: !candidate.trustChecked }], {
         source: 'reports',
         rules: ctx.rules,
         baseline: false,

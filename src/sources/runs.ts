@@ -1,10 +1,11 @@
 // runs: the generation runs recorded by `generate`, polled while processing. On completion the
-// report's title and trust label are fetched so the notice can name them.
+// report's title and trust label are fetched so the notice can name them. A run the API does not
+// know (404) will never finish: it is marked `not_found` and no longer polled.
 import type { Snapshot } from '../core/types.ts';
 import { ingestPage } from '../service/ingest.ts';
 import { insertRun, listRuns, markPollSuccess, updateRunStatus } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
-import type { PollContext, PollResult, ResearchApi } from './types.ts';
+import { unlessNotFound, type PollContext, type PollResult, type ResearchApi } from './types.ts';
 
 export async function pollRuns(ctx: PollContext): Promise<PollResult> {
   const result: PollResult = { source: 'runs', alerts: [], changed: 0 };
@@ -12,7 +13,12 @@ export async function pollRuns(ctx: PollContext): Promise<PollResult> {
   if (processing.length === 0) return { ...result, skipped: true };
 
   for (const run of processing) {
-    const status = await ctx.api.runStatus(run.run_id);
+    const status = await unlessNotFound(ctx.api.runStatus(run.run_id));
+    if (status === undefined) {
+      // E.g. started on a built-in sandbox that was since restarted: the other runs still go on.
+      if (!ctx.dryRun) await updateRunStatus(ctx.store, run.run_id, 'not_found', ctx.now());
+      continue;
+    }
     const snapshot: Snapshot = {
       run_id: status.run_id,
       status: status.status,

@@ -46,3 +46,19 @@ export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** The HTTP status of a thrown ApiError (or any error with a numeric `status`). */
+export function errorStatus(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The call's result, or undefined when the API answers 404: it does not know the thing (any more). */
+export async function unlessNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (errorStatus(error) === 404) return undefined;
+    throw error;
+  }
+}

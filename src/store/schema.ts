@@ -81,8 +81,10 @@ export interface RunsTable {
 
 export interface ReportChecksTable {
   event_ticker: string;
-  venue: string;
-  event_key: string;
+  /** From the event's detail; null while the detail answers 404 (a delisted event). */
+  venue: string | null;
+  event_key: string | null;
+  /** Last check, of the trust scorecard or of an event detail that answered 404. */
   last_checked_at: string | null;
   /** 1 when the trust endpoint answered with a scorecard at the last check, 0 on 404, null before any. */
   found: number | null;

@@ -188,6 +188,45 @@ describe('edgewatch run', () => {
     expect(receiver.requests.filter((r) => r.body.entity === tickers[2])).toHaveLength(1);
   }, 60_000);
 
+  it('warns at start when the API key is missing, logs the 401 as an error naming EDGEWATCH_API_KEY, and /healthz answers 503 at once', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    // Long intervals: only the key, not staleness, can make /healthz 503 here.
+    const daemon = await startDaemon({ EDGEWATCH_API_KEY: '', EDGEWATCH_POLL_EVENTS: '1h', EDGEWATCH_POLL_KPIS: '1h', EDGEWATCH_POLL_REPORTS: '1h', EDGEWATCH_POLL_RUNS: '1h' });
+    const warning = daemon.logs().find((l) => l.msg.includes('EDGEWATCH_API_KEY is not set'));
+    expect(warning?.level).toBe(40);
+    const refused = await daemon.waitForLog('the refused key', (l) => l.source === 'events' && /failed/.test(l.msg));
+    expect(refused.level).toBe(50);
+    expect(refused.msg).toBe('poll of events failed: the API refused the key (HTTP 401): check EDGEWATCH_API_KEY');
+    const health = await getJson(`${daemon.url}healthz`);
+    expect(health.status).toBe(503);
+    expect(health.body.sources.events).toMatchObject({ key_refused: true, stale: false });
+    expect(health.body.reasons).toContain('source events: the API refused the key (HTTP 401): check EDGEWATCH_API_KEY');
+    // The client gives up at once on a refused key: one request per poll.
+    expect(sandbox.requests.filter((r) => r.path === '/v1/predictions/events')).toHaveLength(1);
+  }, 60_000);
+
+  it('logs how many fired alerts wait for a digest', async () => {
+    writeFileSync(
+      path.join(rulesDir, 'rules.yaml'),
+      edgeRule(`  - name: edge-over-10-daily
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
+    filter: { event_ticker: [${tickers.join(', ')}] }
+    notify: [hook]
+    digest: { window: 1h }
+`),
+    );
+    const daemon = await startDaemon();
+    await baselineDone(daemon);
+    sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
+    const line = await daemon.waitForLog('the fired count', (l) => / alert\(s\) fired/.test(l.msg));
+    expect(line.msg).toBe('2 alert(s) fired (1 waiting for a digest)');
+    expect(line).toMatchObject({ alerts: 2, waiting_for_digest: 1 });
+    // The immediate one is sent; the digested one waits for its window.
+    await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
+    expect(receiver.requests.filter((r) => r.body.rule === 'edge-over-10-daily')).toEqual([]);
+  }, 60_000);
+
   it('exits 0 within 10 s on SIGTERM while a delivery is held, and the next start completes it with the same id', async () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     receiver.hold = true;

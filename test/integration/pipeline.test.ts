@@ -1,6 +1,7 @@
 // The core pipeline against the sandbox over HTTP, each test with a fresh database.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGeneration } from '../../src/sources/index.ts';
+import { insertRun, listRuns } from '../../src/store/index.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 
 const RULES = `
@@ -41,6 +42,18 @@ afterEach(async () => {
 
 function firedBy(p: Pipeline, rule: string) {
   return p.storedAlerts().filter((a) => a.rule === rule);
+}
+
+/** Starts a generation on the first event whose market is open; returns its run id. */
+async function startAnyGeneration(p: Pipeline): Promise<string> {
+  for (const t of p.sandbox.world.eventTickers()) {
+    try {
+      return (await startGeneration(p.store, p.api, p.sandbox.world.eventVenue(t), p.sandbox.world.eventKey(t), p.sandbox.now())).runId;
+    } catch {
+      // market not open: try the next event
+    }
+  }
+  throw new Error('no open market in the sandbox');
 }
 
 describe('pipeline', () => {
@@ -140,20 +153,29 @@ describe('pipeline', () => {
     expect(drops[0]!.changes[0]).toMatchObject({ field: 'trust_label', from: 'Good', to: 'Caution' });
   });
 
+  it('skips an event whose detail answers 404, checks the other reports, and picks it last next time', async () => {
+    const p = (pipeline = await startPipeline({ rules: RULES, sandbox: { events: 20 }, reportsBudget: 6 }));
+    // Never-checked events go first, by ticker: the delisted one is the very first pick.
+    const [delisted, ...others] = [...p.sandbox.world.eventTickers()].sort();
+    const detailPath = `/v1/predictions/events/${delisted}`;
+    p.sandbox.inject({ path: detailPath, status: 404, count: 100 });
+    const first = await p.poll();
+    expect(first.failures).toEqual([]);
+    const checked = () => p.store.raw.prepare<[], { event_ticker: string }>('SELECT event_ticker FROM report_checks WHERE found IS NOT NULL').all().map((r) => r.event_ticker);
+    expect(checked()).toEqual(others.slice(0, 2));
+    expect(p.sandbox.requests.filter((r) => r.path === detailPath)).toHaveLength(1);
+
+    p.sandbox.requests.length = 0;
+    const second = await p.poll();
+    expect(second.failures).toEqual([]);
+    expect(p.sandbox.requests.filter((r) => r.path === detailPath)).toEqual([]);
+    expect(checked()).toEqual(others.slice(0, 5));
+  });
+
   it('fires when a generation run completes', async () => {
     const p = (pipeline = await startPipeline({ rules: RULES }));
     await p.poll();
-    const ticker = p.sandbox.world.eventTickers().find((t) => p.sandbox.world.eventVenue(t) === 'venuea')!;
-    let runId: string | undefined;
-    for (const t of p.sandbox.world.eventTickers()) {
-      try {
-        runId = (await startGeneration(p.store, p.api, p.sandbox.world.eventVenue(t), p.sandbox.world.eventKey(t), p.sandbox.now())).runId;
-        break;
-      } catch {
-        // market not open: try the next event
-      }
-    }
-    expect(runId, `no open market among ${ticker}...`).toBeDefined();
+    const runId = await startAnyGeneration(p);
     expect((await p.poll()).alerts).toEqual([]);
     p.sandbox.world.finishRun(runId!, 'completed');
     const report = await p.poll();
@@ -164,6 +186,23 @@ describe('pipeline', () => {
     expect(retrieved.title).toEqual(expect.any(String));
     expect(alert?.current.title).toBe(retrieved.title);
     expect((await p.poll()).results.find((r) => r.source === 'runs')?.skipped).toBe(true);
+  });
+
+  it('stops watching a run the API does not know (404) without failing the other runs', async () => {
+    const p = (pipeline = await startPipeline({ rules: RULES }));
+    await p.poll();
+    // Recorded by an earlier sandbox, say, that has since been restarted.
+    const lost = '00000000-0000-4000-8000-000000000000';
+    await insertRun(p.store, { run_id: lost, venue: 'venuea', event_key: 'KXGONE-26JAN', status: 'processing', created_at: p.sandbox.now().toISOString() });
+    const runId = await startAnyGeneration(p);
+    p.sandbox.world.finishRun(runId, 'completed');
+    const report = await p.poll();
+    expect(report.failures).toEqual([]);
+    expect(report.alerts.filter((a) => a.rule === 'run-finished').map((a) => a.entity)).toEqual([runId]);
+    expect((await listRuns(p.store)).map((r) => [r.run_id, r.status]).sort()).toEqual([[lost, 'not_found'], [runId, 'completed']].sort());
+    p.sandbox.requests.length = 0;
+    expect((await p.poll()).results.find((r) => r.source === 'runs')?.skipped).toBe(true);
+    expect(p.sandbox.requests.filter((r) => r.path.includes(lost))).toEqual([]);
   });
 
   it('leaves no false alert after a failed or malformed page, and the next poll catches up', async () => {

@@ -373,6 +373,17 @@ describe('sandbox faults, clock and log', () => {
     expect((await allEvents(other, 200)).map((r) => r.event_ticker)).not.toEqual(before.map((r) => r.event_ticker));
   });
 
+  it('continues a world: resumed at a time, it is the world that ran until then, whatever the steps', async () => {
+    const ran = await sandbox({ seed: 7 });
+    for (let i = 0; i < 40; i++) ran.advance(1.5); // the built-in sandbox's ticks
+    const resumed = await sandbox({ seed: ran.seed, startTime: ran.startTime, resumeAt: ran.now() });
+    expect(resumed.now()).toEqual(ran.now());
+    expect(await allEvents(resumed, 200)).toEqual(await allEvents(ran, 200));
+    const board = async (s: Sandbox) => (await call(s, '/predictions/kpi-events?limit=200&status=all')).body.data as Json[];
+    expect(await board(resumed)).toEqual(await board(ran));
+    await expect(startSandbox({ startTime: ran.startTime, resumeAt: new Date(ran.startTime.getTime() - 60_000) })).rejects.toThrow(/cannot resume at .*before the world's start/);
+  });
+
   it('lands KPI actuals and flips near_settled over simulated hours', async () => {
     const s = await sandbox();
     const board = async () => (await call(s, '/predictions/kpi-events?limit=200')).body.data as Json[];

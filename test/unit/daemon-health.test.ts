@@ -7,21 +7,30 @@ const T0 = Date.parse('2026-11-21T12:00:00Z');
 const rulesOk: RulesStatus = { failedAtStart: false, problems: [], loadedAt: new Date(T0).toISOString(), rules: 3, channels: 1, lastReload: undefined };
 
 function source(patch: Partial<SourceStatus>): SourceStatus {
-  return { source: 'events', intervalMs: 10_000, lastSuccessAt: null, lastErrorAt: null, lastError: null, lastOkAt: undefined, idle: false, ...patch };
+  return { source: 'events', intervalMs: 10_000, lastSuccessAt: null, lastErrorAt: null, lastError: null, lastOkAt: undefined, lastErrorStatus: undefined, idle: false, ...patch };
 }
 
 describe('assessHealth', () => {
   it.each([
-    { name: 'fresh after start, before any poll', s: source({}), now: T0 + 30_000, stale: false },
-    { name: 'no poll for three intervals since start', s: source({}), now: T0 + 30_001, stale: true },
-    { name: 'recent success', s: source({ lastOkAt: T0 + 50_000 }), now: T0 + 60_000, stale: false },
-    { name: 'last success past three intervals', s: source({ lastOkAt: T0 + 10_000 }), now: T0 + 40_001, stale: true },
-    { name: 'idle (nothing to check) counts as good', s: source({ source: 'runs', idle: true, lastOkAt: T0 + 55_000 }), now: T0 + 60_000, stale: false },
-    { name: 'a success from before this start counts from the start', s: source({ lastOkAt: T0 - 3_600_000 }), now: T0 + 1_000, stale: false },
-  ])('$name', ({ s, now, stale }) => {
+    { name: 'fresh after start, before any poll', s: source({}), now: T0 + 20_000, reason: undefined },
+    { name: 'no good poll two intervals after start', s: source({ lastErrorStatus: 503 }), now: T0 + 20_001, reason: /^source events never polled successfully since the start 20 s ago/, never: true },
+    { name: 'no poll for three intervals since start', s: source({}), now: T0 + 30_001, reason: /^source events stale: no successful poll for 30 s/, never: true },
+    { name: 'recent success', s: source({ lastOkAt: T0 + 50_000 }), now: T0 + 60_000, reason: undefined },
+    { name: 'one failure after a success, within three intervals', s: source({ lastOkAt: T0 + 1_000, lastErrorStatus: 503 }), now: T0 + 25_000, reason: undefined },
+    { name: 'last success past three intervals', s: source({ lastOkAt: T0 + 10_000 }), now: T0 + 40_001, reason: /stale/ },
+    { name: 'idle (nothing to check) counts as good', s: source({ source: 'runs', idle: true, lastOkAt: T0 + 55_000 }), now: T0 + 60_000, reason: undefined },
+    { name: 'idle from the first poll is not "never polled"', s: source({ source: 'reports', idle: true, lastOkAt: T0 + 5 }), now: T0 + 25_000, reason: undefined },
+    { name: 'a success from before this start counts from the start', s: source({ lastOkAt: T0 - 3_600_000 }), now: T0 + 1_000, reason: undefined },
+    { name: 'key refused (401) at once', s: source({ lastErrorStatus: 401 }), now: T0 + 1_000, reason: /^source events: the API refused the key \(HTTP 401\): check EDGEWATCH_API_KEY$/ },
+    { name: 'key refused (403) after a success', s: source({ lastOkAt: T0 + 1_000, lastErrorStatus: 403 }), now: T0 + 2_000, reason: /HTTP 403.*EDGEWATCH_API_KEY/ },
+  ])('$name', ({ s, now, reason, never = false }) => {
     const { httpStatus, report } = assessHealth({ sources: [s], rules: rulesOk, startedAt: T0, now });
-    expect(report.sources[s.source]!.stale).toBe(stale);
-    expect(httpStatus).toBe(stale ? 503 : 200);
+    expect(httpStatus).toBe(reason ? 503 : 200);
+    if (reason) expect(report.reasons).toEqual([expect.stringMatching(reason)]);
+    else expect(report.reasons).toEqual([]);
+    const entry = report.sources[s.source]!;
+    expect(entry.key_refused).toBe(s.lastErrorStatus === 401 || s.lastErrorStatus === 403);
+    expect(entry.never_succeeded).toBe(never);
   });
 
   it('answers 503 when the rules failed to load at start, not after a failed reload', () => {

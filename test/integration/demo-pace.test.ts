@@ -1,0 +1,81 @@
+// The demo's pace: the built-in sandbox world (its default seed and size) at the built-in speed,
+// polled on the built-in schedule with the example rules through the real pipeline. The clock is
+// driven directly (sandbox.advance), so five real minutes of the demo take a few seconds here.
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { createApiClient, type ApiClient } from '../../src/api/index.ts';
+import { SOURCES, type SourceName } from '../../src/core/types.ts';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
+import { loadTemplates } from '../../src/render/index.ts';
+import { loadRules } from '../../src/rules/index.ts';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { BUILT_IN_SANDBOX_SPEED } from '../../src/service/app.ts';
+import { pollSources } from '../../src/service/cycle.ts';
+import { SANDBOX_POLL_INTERVALS } from '../../src/service/daemon.ts';
+import { startGeneration } from '../../src/sources/index.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
+import { REPO } from '../helpers/daemon.ts';
+import { tempDir } from '../helpers/pipeline.ts';
+
+const MINUTES = 5;
+/** "A few": no real minute above this, and this many at most on average. */
+const MAX_PER_MINUTE = 6;
+const MAX_MEAN_PER_MINUTE = 4;
+const TICK_MS = 5_000;
+
+let sandbox: Sandbox | undefined;
+let api: ApiClient | undefined;
+let store: Store | undefined;
+afterEach(async () => {
+  await api?.close();
+  await sandbox?.close();
+  await store?.close();
+});
+
+it(`fires every trigger type of the example rules within ${MINUTES} real minutes, a few alerts a minute`, async () => {
+  const templates = await loadTemplates(path.join(REPO, 'templates'));
+  const { rules, problems } = await loadRules(path.join(REPO, 'rules'), { env: {}, credentials: CREDENTIAL_VARIABLES, templates: templates.names(), transports: { slack: false, email: false } });
+  expect(problems).toEqual([]);
+  // As `npm start` starts it, but with a clock that only this test moves.
+  sandbox = await startSandbox({ port: 0 });
+  api = createApiClient({ baseUrl: sandbox.url, apiKey: 'demo' });
+  store = await openStore(path.join(tempDir('edgewatch-pace-'), 'edgewatch.db'));
+  const realStart = Date.parse('2026-11-23T09:00:00Z');
+
+  /** alerts[minute][rule] */
+  const perMinute: Array<Record<string, number>> = Array.from({ length: MINUTES }, () => ({}));
+  const triggersFired = new Set<string>();
+  for (let t = 0; t < MINUTES * 60_000; t += TICK_MS) {
+    const now = new Date(realStart + t);
+    // The researcher tries `edgewatch generate` once the demo runs.
+    if (t === 60_000) await startOpenGeneration(store, api, sandbox, now);
+    const due = SOURCES.filter((source: SourceName) => t % SANDBOX_POLL_INTERVALS[source] === 0);
+    const report = await pollSources({ store, api, rules, now: () => now, reportsBudget: 50, sources: due });
+    expect(report.failures).toEqual([]);
+    for (const alert of report.alerts) {
+      const minute = perMinute[Math.floor(t / 60_000)]!;
+      minute[alert.rule] = (minute[alert.rule] ?? 0) + 1;
+      triggersFired.add(alert.trigger);
+    }
+    sandbox.advance((BUILT_IN_SANDBOX_SPEED * TICK_MS) / 1000);
+  }
+
+  const table = perMinute.map((minute, i) => `minute ${i + 1}: ${JSON.stringify(minute)}`).join('\n');
+  expect([...triggersFired].sort(), table).toEqual([...new Set(rules.map((rule) => rule.trigger.type))].sort());
+  const totals = perMinute.map((minute) => Object.values(minute).reduce((a, b) => a + b, 0));
+  expect(Math.max(...totals), table).toBeLessThanOrEqual(MAX_PER_MINUTE);
+  expect(totals.reduce((a, b) => a + b, 0) / MINUTES, table).toBeLessThanOrEqual(MAX_MEAN_PER_MINUTE);
+});
+
+/** Starts a generation on the first event whose market is open, as `edgewatch generate` would. */
+async function startOpenGeneration(store: Store, api: ApiClient, sandbox: Sandbox, now: Date): Promise<void> {
+  for (const ticker of sandbox.world.eventTickers()) {
+    try {
+      await startGeneration(store, api, sandbox.world.eventVenue(ticker), sandbox.world.eventKey(ticker), now);
+      return;
+    } catch {
+      // market not open: try the next event
+    }
+  }
+  throw new Error('no open market in the sandbox');
+}
