@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The command line runs dist/, as users run it: built first when missing or stale.
+    globalSetup: ['test/global-setup.ts'],
   },
 });

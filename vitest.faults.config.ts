@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 240_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The command line runs dist/, as users run it: built first when missing or stale.
+    globalSetup: ['test/global-setup.ts'],
   },
 });

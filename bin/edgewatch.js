@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the JavaScript that `npm install` compiled into dist/ (`npm run build`); `npm run dev` runs
+// the TypeScript sources instead.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const main = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write('edgewatch: dist/src/cli/main.js is missing: run `npm run build` (npm install runs it)\n');
+  process.exit(1);
+}
+await import(main.href);

@@ -1,7 +1,9 @@
 // The command line. The only place that exits the process.
 import 'dotenv/config';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { readConfig, type Config } from '../config.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { parseCommandLine } from './args.ts';
 import { failureLines } from './failure.ts';
 
@@ -14,7 +16,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (line.kind === 'version') {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
     print(process.stdout, `edgewatch ${version}`);
     return 0;
   }

@@ -2,10 +2,10 @@
 // output is escaped for the medium of each kind; every render is bounded in time and memory.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve as resolvePath, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Liquid, LiquidError, RenderError, toValueSync, type Template } from 'liquidjs';
 import type { Alert, RuleProblem } from '../core/types.ts';
 import { EdgewatchError } from '../core/errors.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
 import { dateTime, fieldLabel, formatValue, kpiValue, signedPp, words } from './format.ts';
 import { sampleAlert, sampleDigest } from './sample.ts';
@@ -233,7 +233,7 @@ async function readTemplateFiles(dir: string): Promise<Record<string, string>> {
 }
 
 /** The templates shipped with edgewatch: a default for every trigger and channel kind. */
-export const SHIPPED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates', import.meta.url));
+export const SHIPPED_TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates');
 
 /**
  * Reads a template folder once and compiles it over the shipped defaults, so a folder of one's own

@@ -15,17 +15,21 @@ export interface RunCliOptions {
   /** Run as this user and group (the test must run as root to switch). */
   uid?: number;
   gid?: number;
+  /** Another installed copy's `bin/edgewatch.js` instead of this repository's. */
+  bin?: string;
+  /** The working folder; this repository by default. */
+  cwd?: string;
 }
 
 /** Runs one command with exactly the given environment (plus PATH), and waits for it to exit. */
 export function runCli(args: string[], env: Record<string, string>, options: RunCliOptions = {}): Promise<CliResult> {
-  const { timeoutMs = 60_000, uid, gid } = options;
+  const { timeoutMs = 60_000, uid, gid, bin = BIN, cwd = path.resolve(import.meta.dirname, '../..') } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       uid,
       gid,
       env: { PATH: process.env.PATH ?? '', ...env },
-      cwd: path.resolve(import.meta.dirname, '../..'),
+      cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,0 +1,32 @@
+// Builds dist/ before the tests when it is missing or older than a source: the tests that start the
+// command line run bin/edgewatch.js, which runs dist/, as users do.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+/** What the build reads: the folders (whose own times change when a file is added or removed) and their files. */
+const BUILD_INPUTS = ['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+
+function pathsBelow(entry: string): string[] {
+  const full = path.join(REPO, entry);
+  if (!statSync(full).isDirectory()) return [full];
+  return [full, ...readdirSync(full, { recursive: true, encoding: 'utf8' }).map((file) => path.join(full, file))];
+}
+
+function newestInput(): number {
+  return Math.max(...BUILD_INPUTS.flatMap(pathsBelow).map((file) => statSync(file).mtimeMs));
+}
+
+/** When the build that wrote dist/ started, at the latest: the build empties dist/ first, so its oldest file. */
+function builtAt(): number {
+  const dist = path.join(REPO, 'dist');
+  if (!existsSync(dist)) return -Infinity;
+  const files = pathsBelow('dist').filter((file) => statSync(file).isFile());
+  return files.length === 0 ? -Infinity : Math.min(...files.map((file) => statSync(file).mtimeMs));
+}
+
+export default function buildDist(): void {
+  if (builtAt() >= newestInput()) return;
+  execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+}
