@@ -1,15 +1,8 @@
 // One function per command; each returns its exit code. Arguments are parsed in args.ts.
+// Each command imports what it uses when it runs, so that a quick one (`validate`, `alerts`) does not
+// load the daemon, the sandbox, the channels' clients, the metrics or the HTTP server.
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
-import { stripControl } from '../render/index.ts';
-import { formatProblem } from '../rules/index.ts';
-import { runSandboxCommand } from '../sandbox/index.ts';
-import { connectApi, loadRulesAndTemplates, openConfiguredStore, runningSandbox } from '../service/app.ts';
-import { createDaemon } from '../service/daemon.ts';
-import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
-import { startGeneration } from '../sources/index.ts';
-import { listAlerts, listRuns } from '../store/index.ts';
-import { describeError } from '../service/cycle.ts';
 import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {
@@ -27,8 +20,11 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' :
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-/** A table row: API text in it (names, summaries, errors) may hold terminal escape sequences. */
-const row = (line: string): void => out(stripControl(line));
+/** Prints table rows: API text in them (names, summaries, errors) may hold terminal escape sequences. */
+async function tableRows(): Promise<(line: string) => void> {
+  const { stripControl } = await import('../render/index.ts');
+  return (line) => out(stripControl(line));
+}
 /** JSON keeps the data as it came; C1 controls and DEL, which JSON.stringify leaves raw, are escaped. */
 const json = (value: unknown): void =>
   out(JSON.stringify(value, null, 2).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
@@ -45,6 +41,8 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 
 const validate: Command = {
   async run({ config }) {
+    const { loadRulesAndTemplates } = await import('../service/app.ts');
+    const { formatProblem } = await import('../rules/index.ts');
     let ruleSet;
     try {
       ({ ruleSet } = await loadRulesAndTemplates(config));
@@ -72,6 +70,7 @@ const poll: Command = {
       err('edgewatch poll: only `poll --once` exists; the daemon is `edgewatch run`');
       return 2;
     }
+    const { runPollOnce } = await import('../service/poll-once.ts');
     return runPollOnce(config, { dryRun: values['dry-run'] === true, out, err });
   },
 };
@@ -83,6 +82,9 @@ const generate: Command = {
       err(`edgewatch generate: unknown venue ${venue} (venuea or venueb)`);
       return 2;
     }
+    const { connectApi, openConfiguredStore, runningSandbox } = await import('../service/app.ts');
+    const { describeError } = await import('../service/cycle.ts');
+    const { startGeneration } = await import('../sources/index.ts');
     const store = await openConfiguredStore(config);
     try {
       // On the built-in sandbox, only the sandbox of a daemon running on this database knows the
@@ -111,6 +113,8 @@ const generate: Command = {
 
 const runs: Command = {
   async run({ values, config }) {
+    const { openConfiguredStore } = await import('../service/app.ts');
+    const { listRuns } = await import('../store/index.ts');
     // Read-only: a database the user may only read (another user's, a read-only mount) lists too.
     const store = await openConfiguredStore(config, { readonly: true });
     try {
@@ -119,6 +123,7 @@ const runs: Command = {
         json(rows);
         return 0;
       }
+      const row = await tableRows();
       if (rows.length === 0) out('no generation runs recorded (start one with: edgewatch generate <venue> <event_key>)');
       for (const run of rows) row(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
       return 0;
@@ -135,6 +140,8 @@ const alerts: Command = {
       err('edgewatch alerts: --limit takes a positive integer');
       return 2;
     }
+    const { openConfiguredStore } = await import('../service/app.ts');
+    const { listAlerts } = await import('../store/index.ts');
     // Read-only: a database the user may only read (another user's, a read-only mount) lists too.
     const store = await openConfiguredStore(config, { readonly: true });
     try {
@@ -143,6 +150,7 @@ const alerts: Command = {
         json(rows);
         return 0;
       }
+      const row = await tableRows();
       if (rows.length === 0) out('no alerts yet');
       for (const alert of rows) {
         row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
@@ -165,6 +173,7 @@ const sandbox: Command = {
       err('edgewatch sandbox: --port takes a port number (0: any free port)');
       return 2;
     }
+    const { runSandboxCommand } = await import('../sandbox/index.ts');
     const server = await runSandboxCommand({ port, apiKey: config.apiKey });
     await waitForSignal();
     await server.close();
@@ -178,12 +187,14 @@ const digest: Command = {
       err('edgewatch digest: use `digest --flush` to send every pending digest now');
       return 2;
     }
+    const { runDigestFlush } = await import('../service/poll-once.ts');
     return runDigestFlush(config, { out, err });
   },
 };
 
 const run: Command = {
   async run({ config }) {
+    const { createDaemon } = await import('../service/daemon.ts');
     const daemon = createDaemon({ config, out });
     await daemon.start();
     await waitForSignal();

@@ -1,8 +1,7 @@
 // The command line. The only place that exits the process.
-import 'dotenv/config';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { parseCommandLine } from './args.ts';
 import { failureLines } from './failure.ts';
@@ -26,10 +25,12 @@ async function main(argv: string[]): Promise<number> {
   }
   let config: Config | undefined;
   try {
+    // Loaded only now, like each command's own modules: help, the version or an argument error needs none of it.
+    await import('dotenv/config');
+    const { readConfig } = await import('../config.ts');
     config = readConfig();
     // The daemon reports them in its log, with everything else it says at start.
     if (line.name !== 'run') for (const warning of config.warnings) print(process.stderr, `edgewatch: warning: ${warning}`);
-    // Loaded only now: printing help or an argument error needs none of it.
     const { COMMANDS } = await import('./commands.ts');
     return await COMMANDS[line.name].run({ values: line.values, positionals: line.positionals, config });
   } catch (error) {

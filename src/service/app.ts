@@ -1,13 +1,13 @@
 // Wires the adapters for a command: the store, the research API (or the built-in sandbox when no
-// API URL is set), the rules and the templates.
+// API URL is set), the rules and the templates. Each is imported when first used, so that a command
+// loads only what it needs (`alerts` no templates, `validate` no database, neither the sandbox).
 import type { Config } from '../config.ts';
-import { createApiClient, type ApiClient, type RequestInfo } from '../api/index.ts';
-import { loadRules, ruleContext, type RuleSet } from '../rules/index.ts';
-import { loadTemplates, type TemplateSet } from '../render/index.ts';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/index.ts';
-import { request } from 'undici';
+import type { ApiClient, RequestInfo } from '../api/index.ts';
+import type { RuleSet } from '../rules/index.ts';
+import type { TemplateSet } from '../render/index.ts';
+import type { Sandbox, SandboxOptions } from '../sandbox/index.ts';
 import { z } from 'zod';
-import { getMeta, openStore, setMeta, type Store } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 
 /**
  * Simulated minutes per real second of the built-in sandbox: every trigger of the example rules
@@ -44,6 +44,9 @@ export interface ApiConnection {
 
 /** The built-in sandbox of a daemon running on this database, if it answers. */
 export async function runningSandbox(store: Store): Promise<string | undefined> {
+  const { getMeta } = await import('../store/index.ts');
+  // undici is CommonJS: its functions are properties of the default export (in the esbuild bundle too).
+  const { request } = (await import('undici')).default;
   const url = await getMeta(store, SANDBOX_URL_KEY);
   if (url === undefined) return undefined;
   try {
@@ -72,6 +75,7 @@ export interface ConnectApiOptions {
 
 /** The world an earlier built-in sandbox left in this database; a missing or unreadable one starts afresh. */
 async function savedWorld(store: Store): Promise<z.infer<typeof SavedWorld> | undefined> {
+  const { getMeta } = await import('../store/index.ts');
   const text = await getMeta(store, SANDBOX_WORLD_KEY);
   if (text === undefined) return undefined;
   try {
@@ -95,10 +99,13 @@ export async function connectApi(config: Config, options: ConnectApiOptions = {}
       resumedAt = new Date(Date.parse(saved.now) + RESUME_MARGIN_MINUTES * 60_000);
       kept = { seed: saved.seed, startTime: new Date(saved.start), resumeAt: resumedAt };
     }
+    const { startSandbox } = await import('../sandbox/index.ts');
     sandbox = await startSandbox({ port: 0, apiKey: config.apiKey, speed: options.sandboxSpeed ?? BUILT_IN_SANDBOX_SPEED, ...kept });
     baseUrl = sandbox.url;
   }
   // The sandbox accepts any Bearer key when none is configured; the real API needs the user's.
+  const { createApiClient } = await import('../api/index.ts');
+  const { setMeta } = await import('../store/index.ts');
   const api = createApiClient({
     baseUrl,
     apiKey: config.apiKey ?? (onSandbox ? 'sandbox' : undefined),
@@ -130,11 +137,14 @@ export interface LoadedRules {
 
 /** Templates first: the rules' `template:` names are checked against them. */
 export async function loadRulesAndTemplates(config: Config): Promise<LoadedRules> {
+  const { loadTemplates } = await import('../render/index.ts');
+  const { loadRules, ruleContext } = await import('../rules/index.ts');
   const templates = await loadTemplates(config.templatesDir);
   const ruleSet = await loadRules(config.rulesDir, ruleContext(config, templates.names()));
   return { ruleSet, templates };
 }
 
 export async function openConfiguredStore(config: Config, options: { readonly?: boolean } = {}): Promise<Store> {
+  const { openStore } = await import('../store/index.ts');
   return openStore(config.dbPath, options);
 }

@@ -19,13 +19,15 @@ export interface RunCliOptions {
   bin?: string;
   /** The working folder; this repository by default. */
   cwd?: string;
+  /** Options for node itself, before the script (`--import ...`). */
+  nodeOptions?: string[];
 }
 
 /** Runs one command with exactly the given environment (plus PATH), and waits for it to exit. */
 export function runCli(args: string[], env: Record<string, string>, options: RunCliOptions = {}): Promise<CliResult> {
-  const { timeoutMs = 60_000, uid, gid, bin = BIN, cwd = path.resolve(import.meta.dirname, '../..') } = options;
+  const { timeoutMs = 60_000, uid, gid, bin = BIN, cwd = path.resolve(import.meta.dirname, '../..'), nodeOptions = [] } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const child = spawn(process.execPath, [...nodeOptions, bin, ...args], {
       uid,
       gid,
       env: { PATH: process.env.PATH ?? '', ...env },
