@@ -4,7 +4,8 @@ import { constants, type Stats } from 'node:fs';
 import { open, readdir, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { CREDENTIAL_VARIABLES } from '../config.ts';
-import type { Channel, Rule, RuleProblem } from '../core/types.ts';
+import type { RuleProblem } from '../core/types.ts';
+import type { Channel, Rule } from './schema.ts';
 import { checkAcrossFiles, parseRuleFileDetail, type RuleContext } from './parse.ts';
 
 export interface RuleSet {

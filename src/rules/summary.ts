@@ -1,7 +1,8 @@
 // The one-line summary of a firing, for people:
 //   Fed decision December: edge +12.3 pp crossed above 10 pp
 //   Acme Q3 deliveries: actual 1.2M appeared
-import type { Rule, Snapshot, SourceName } from '../core/types.ts';
+import type { Snapshot, SourceName } from '../core/types.ts';
+import type { Rule } from './schema.ts';
 import { getPath } from './path.ts';
 import { asNumber, isAbsent } from './values.ts';
 

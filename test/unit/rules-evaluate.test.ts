@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Rule, RuleState, Snapshot, SourceName, Trigger } from '../../src/core/types.ts';
+import type { RuleState, Snapshot, SourceName } from '../../src/core/types.ts';
+import type { Rule, Trigger } from '../../src/rules/index.ts';
 import { evaluate } from '../../src/rules/evaluate.ts';
 
 const NOW = new Date('2026-11-21T18:00:00Z');
