@@ -9,7 +9,7 @@ export type { Channel, Digest, FilterClause, FilterOperator, Rule, Trigger } fro
 export { diffSnapshots, changedField } from './diff.ts';
 export { evaluate } from './evaluate.ts';
 export type { Evaluation } from './evaluate.ts';
-export { summarize, entityTitle, formatValue } from './summary.ts';
+export { summarize } from './summary.ts';
 export { SOURCE_FIELDS, ORDINAL_ORDERS, ordinalOrder, checkField } from './fields.ts';
 export type { FieldKind, FieldCheck } from './fields.ts';
 export { deepEqual, isAbsent } from './values.ts';
