@@ -6,6 +6,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
 import { formatDuration } from '../core/duration.ts';
+import { errorCode, errorMessage } from '../core/errors.ts';
 import { redact } from '../core/redact.ts';
 import { MAX_NESTING, pathTooDeep } from './nesting.ts';
 import { parseRetryAfter } from '../core/retry-after.ts';
@@ -309,8 +310,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return retryAfterMs === undefined ? { error } : { error, retryAfterMs };
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      const errCode = (err as { code?: unknown }).code;
-      const notSent = typeof errCode === 'string' && NOT_SENT_CODES.has(errCode);
+      const errCode = errorCode(err);
+      const notSent = errCode !== undefined && NOT_SENT_CODES.has(errCode);
       const code = closed ? 'client_closed' : timedOut ? 'timeout' : 'network_error';
       return {
         error: new ApiError({
@@ -320,7 +321,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           message: redact(
             timedOut
               ? `${call.resource}: timeout after ${timeoutMs} ms`
-              : `${call.resource}: ${code}: ${err instanceof Error ? err.message : String(err)}`,
+              : `${call.resource}: ${code}: ${errorMessage(err)}`,
             secrets,
           ),
           cause: safeCause(err, secrets),

@@ -1,6 +1,6 @@
 // One function per command; each returns its exit code. Arguments are parsed in args.ts.
 import type { Config } from '../config.ts';
-import { EdgewatchError } from '../core/errors.ts';
+import { describeError, EdgewatchError } from '../core/errors.ts';
 import { stripControl } from '../render/index.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
@@ -9,7 +9,6 @@ import { createDaemon } from '../service/daemon.ts';
 import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
 import { startGeneration } from '../sources/index.ts';
 import { listAlerts, listRuns } from '../store/index.ts';
-import { describeError } from '../service/cycle.ts';
 import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {

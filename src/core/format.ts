@@ -29,7 +29,7 @@ export function percent(n: number): string {
   return `${fixed(n)}%`;
 }
 
-export function compactNumber(n: number): string {
+function compactNumber(n: number): string {
   const abs = Math.abs(n);
   if (abs >= 1e9) return `${fixed(n / 1e9)}B`;
   if (abs >= 1e6) return `${fixed(n / 1e6)}M`;

@@ -8,14 +8,14 @@ import { isRecord } from '../core/values.ts';
 import type { TriggerType } from '../core/types.ts';
 import { describeValue } from './issues.ts';
 
-export const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 export const TopLevelSchema = z.strictObject({
   channels: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(z.unknown()).nullish(),
 });
 
-export const Duration = z.unknown().transform((value, ctx) => {
+const Duration = z.unknown().transform((value, ctx) => {
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
   if (ms === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
@@ -40,7 +40,7 @@ function isCron(expression: string, timezone: string | undefined): boolean {
  * message names the field at fault rather than repeating cron-parser's, which quotes pieces of
  * the expression: one from `${NAME}` is shown only as written.
  */
-export function cronProblem(expression: string, timezone: string | undefined): string | undefined {
+function cronProblem(expression: string, timezone: string | undefined): string | undefined {
   const quoted = JSON.stringify(expression);
   const fields = expression.trim().split(/\s+/);
   if (fields.length !== 5 && fields.length !== 6) return `not a cron expression of 5 fields: ${quoted}`;
@@ -51,7 +51,7 @@ export function cronProblem(expression: string, timezone: string | undefined): s
   return `not a cron expression: ${quoted}${wrong >= 0 ? ` (the ${names[wrong]})` : ''}`;
 }
 
-export function isTimeZone(name: string): boolean {
+function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;
@@ -133,7 +133,7 @@ const TRIGGER_OPTIONS = [
 ] as const;
 
 /** Every trigger type, in the order messages list them; alerts (core) name the same types. */
-export const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => option.shape.type.value) satisfies TriggerType[];
+const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => option.shape.type.value) satisfies TriggerType[];
 
 /** The keys of each trigger type, for messages. */
 export const TRIGGER_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(TRIGGER_OPTIONS);
@@ -224,7 +224,7 @@ export const RULE_KEYS = Object.keys(RuleSchema.in.shape);
 const EMAIL_ADDRESS = /^[^\s@<>,;]+@[^\s@<>,;]+$/;
 
 /** Standard Webhooks secret: `whsec_` and standard base64 of 24 to 64 bytes. */
-export function isWebhookSecret(secret: string): boolean {
+function isWebhookSecret(secret: string): boolean {
   const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
   if (!match || match[1]!.length % 4 !== 0) return false;
   const bytes = Buffer.from(match[1]!, 'base64');
@@ -258,7 +258,7 @@ const CHANNEL_OPTIONS = [
   z.strictObject({ type: z.literal('console') }),
 ] as const;
 
-export const CHANNEL_TYPES = CHANNEL_OPTIONS.map((option) => option.shape.type.value);
+const CHANNEL_TYPES = CHANNEL_OPTIONS.map((option) => option.shape.type.value);
 
 /** The keys of each channel type, for messages. */
 export const CHANNEL_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(CHANNEL_OPTIONS);
