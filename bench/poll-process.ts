@@ -6,7 +6,8 @@
 //   deliver: 1,000 alerts stored through ingest, then delivered by deliverNow to the webhook
 import { Agent, request } from 'undici';
 import { createApiClient } from '../src/api/index.ts';
-import type { Rule, SourceName } from '../src/core/types.ts';
+import type { SourceName } from '../src/core/types.ts';
+import type { Rule } from '../src/rules/index.ts';
 import { CREDENTIAL_VARIABLES, readConfig } from '../src/config.ts';
 import { loadTemplates } from '../src/render/index.ts';
 import { loadRules } from '../src/rules/index.ts';

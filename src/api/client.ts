@@ -1,16 +1,11 @@
 // The research API client: undici over one keep-alive Agent, bounded concurrency, per-request
 // timeout, retries with exponential backoff and full jitter, every response parsed by zod. What a
 // hostile upstream can send is bounded: body size, pages per list walk and the walk's duration.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
-import type { z } from 'zod';
-import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
-import { formatDuration } from '../core/duration.ts';
-import { redact } from '../core/redact.ts';
-import { MAX_NESTING, pathTooDeep } from './nesting.ts';
-import { parseRetryAfter } from '../core/retry-after.ts';
-import { RETRYABLE_STATUSES, backoffDelay } from './retry.ts';
+// Requests are made by request.ts, lists walked by pages.ts; here are the resources.
+import { Agent, type Dispatcher } from 'undici';
 import { createSemaphore } from './semaphore.ts';
+import { fetchOne, listPages, parseRows, type ListLimits, type Page } from './pages.ts';
+import type { ListCall, Query, RequestContext, RequestInfo } from './request.ts';
 import {
   EventDetail,
   EventHistoryEnvelope,
@@ -31,16 +26,8 @@ import {
   type ModelEdgeResponse,
 } from './schemas.ts';
 
-export interface RequestInfo {
-  method: string;
-  /** Path below the base URL, without the query. */
-  path: string;
-  /** HTTP status, or undefined when no response came (network error, timeout). */
-  status: number | undefined;
-  durationMs: number;
-  /** 1 for the first attempt. */
-  attempt: number;
-}
+export type { Page } from './pages.ts';
+export type { RequestInfo } from './request.ts';
 
 export interface ApiClientOptions {
   /** API root including `/v1`. */
@@ -64,12 +51,6 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher;
   /** Called after every attempt, e.g. for metrics. Never receives the key. */
   onRequest?: (info: RequestInfo) => void;
-}
-
-export interface Page<T> {
-  rows: T[];
-  nextCursor: string | null;
-  hasMore: boolean;
 }
 
 export interface HistoryPage extends Page<HistorySnapshot> {
@@ -158,266 +139,39 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-type Query = Record<string, string | number | boolean | undefined>;
-
-interface Call {
-  method: 'GET' | 'POST';
-  path: string;
-  query?: Query;
-  body?: unknown;
-  resource: string;
-  /** Paid calls: no retry once the request may have reached the server. */
-  paid?: boolean;
-}
-
-/** A call whose body holds rows under `data`, each named in errors by its `rowKey` field. */
-interface ListCall extends Call {
-  rowKey: string;
-}
-
 const DEFAULT_PAGE = 200;
-const MB = 1024 * 1024;
-export const DEFAULT_MAX_RESPONSE_BYTES = 32 * MB;
-export const DEFAULT_MAX_PAGES = 2000;
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_PAGES = 2000;
 /** A walk of a list that pages slowly ends too: at 2000 pages, one page every 300 ms. */
-export const DEFAULT_MAX_LIST_MS = 10 * 60_000;
-
-// Errors raised before any byte left: retrying cannot charge twice.
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const DEFAULT_MAX_LIST_MS = 10 * 60_000;
 
 const seg = encodeURIComponent;
+const venuePath = (venue: Venue, key: string): string => `/predictions/reports/${seg(venue)}/${seg(key)}`;
 
-/** A row as errors name it: by its key field, else by its index (`#3`). */
-function rowName(row: unknown, keyField: string, index: number): string {
-  const key = typeof row === 'object' && row !== null ? (row as Record<string, unknown>)[keyField] : undefined;
-  return typeof key === 'string' || typeof key === 'number' ? String(key) : `#${index}`;
-}
-
-/** Where in a body a value nests too deep: the row (for lists) and its top field. */
-function describeTooDeep(body: unknown, path: Array<string | number>, call: Call | ListCall): string {
-  const [first, index, field] = path;
-  if ('rowKey' in call && first === 'data' && typeof index === 'number') {
-    const row = (body as { data: unknown[] }).data[index];
-    return `row ${rowName(row, call.rowKey, index)}: field ${String(field)}`;
-  }
-  return `field ${String(first)}`;
-}
-
-/**
- * The body as text, or the byte count at which it went over `limit`: reading stops there (the
- * connection is dropped) rather than holding a hostile body whole.
- */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<{ text: string } | { over: number }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      return { over: size };
-    }
-    chunks.push(chunk);
-  }
-  return { text: Buffer.concat(chunks, size).toString('utf8') };
-}
-
-function queryString(query: Query | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
+/** The settings, pool and limits every request of one client shares, defaults filled in. */
+function clientContext(options: ApiClientOptions, dispatcher: Dispatcher): RequestContext & ListLimits {
+  return {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: options.apiKey === undefined ? { accept: 'application/json' } : { accept: 'application/json', authorization: `Bearer ${options.apiKey}` },
+    secrets: [options.apiKey],
+    timeoutMs: options.timeoutMs ?? 15_000,
+    retries: options.retries ?? 4,
+    backoffBaseMs: options.backoffBaseMs ?? 500,
+    maxBackoffMs: options.maxBackoffMs ?? 30_000,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
+    maxListMs: options.maxListMs ?? DEFAULT_MAX_LIST_MS,
+    dispatcher,
+    semaphore: createSemaphore(options.maxConcurrency ?? DEFAULT_CONCURRENCY),
+    onRequest: options.onRequest,
+    closed: false,
+  };
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const apiKey = options.apiKey;
-  const secrets = [apiKey];
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const retries = options.retries ?? 4;
-  const backoffBaseMs = options.backoffBaseMs ?? 500;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
-  const maxConcurrency = options.maxConcurrency ?? 8;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const maxListMs = options.maxListMs ?? DEFAULT_MAX_LIST_MS;
-  const ownAgent = options.dispatcher ? undefined : new Agent({ connections: maxConcurrency, keepAliveTimeout: 30_000 });
-  const dispatcher: Dispatcher = options.dispatcher ?? ownAgent!;
-  const semaphore = createSemaphore(maxConcurrency);
-  const onRequest = options.onRequest;
-  let closed = false;
-
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (apiKey !== undefined) headers['authorization'] = `Bearer ${apiKey}`;
-
-  /** One attempt: the parsed JSON body of a 2xx, or the ApiError it came to with retry hints. */
-  async function attempt(call: Call, attemptNo: number): Promise<{ body: unknown } | { error: ApiError; retryAfterMs?: number }> {
-    const release = await semaphore.acquire();
-    const started = performance.now();
-    let status: number | undefined;
-    try {
-      const response = await request(`${baseUrl}${call.path}${queryString(call.query)}`, {
-        method: call.method,
-        dispatcher,
-        headers: call.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = response.statusCode;
-      const declared = Number(response.headers['content-length']);
-      const read = declared > maxResponseBytes ? { declared } : await readCapped(response.body, maxResponseBytes);
-      if (!('text' in read)) {
-        response.body.destroy();
-        const size = 'declared' in read ? `${read.declared} bytes` : `more than ${maxResponseBytes} bytes`;
-        return {
-          error: new ApiError({
-            code: 'response_too_large',
-            status,
-            resource: call.resource,
-            retryable: false,
-            message: `${call.resource}: response_too_large (HTTP ${status}): ${call.method} ${call.path} sent ${size}, over the ${maxResponseBytes / MB} MB limit (EDGEWATCH_MAX_RESPONSE_MB)`,
-          }),
-        };
-      }
-      const text = read.text;
-      let body: unknown;
-      try {
-        body = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        body = undefined;
-        if (status >= 200 && status < 300) return { error: invalidResponse(call.resource, status, `body is not JSON (HTTP ${status})`) };
-      }
-      const tooDeep = pathTooDeep(body);
-      if (tooDeep !== undefined) {
-        const where = describeTooDeep(body, tooDeep, call);
-        return { error: invalidResponse(call.resource, status, `${where}: nested more than ${MAX_NESTING} levels deep`) };
-      }
-      if (status >= 200 && status < 300) return { body };
-
-      const { code, message } = parseErrorBody(body, secrets);
-      const errorCode = code ?? `http_${status}`;
-      const retryable = RETRYABLE_STATUSES.has(status) && errorCode !== 'insufficient_credits' && !call.paid;
-      const retryAfterHeader = response.headers['retry-after'];
-      const retryAfterMs = parseRetryAfter(retryAfterHeader, maxBackoffMs);
-      const error = new ApiError({
-        code: errorCode,
-        status,
-        resource: call.resource,
-        retryable,
-        ...(message === undefined ? {} : { apiMessage: message }),
-      });
-      return retryAfterMs === undefined ? { error } : { error, retryAfterMs };
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      const errCode = (err as { code?: unknown }).code;
-      const notSent = typeof errCode === 'string' && NOT_SENT_CODES.has(errCode);
-      const code = closed ? 'client_closed' : timedOut ? 'timeout' : 'network_error';
-      return {
-        error: new ApiError({
-          code,
-          resource: call.resource,
-          retryable: !closed && (call.paid ? notSent : true),
-          message: redact(
-            timedOut
-              ? `${call.resource}: timeout after ${timeoutMs} ms`
-              : `${call.resource}: ${code}: ${err instanceof Error ? err.message : String(err)}`,
-            secrets,
-          ),
-          cause: safeCause(err, secrets),
-          ...(status === undefined ? {} : { status }),
-        }),
-      };
-    } finally {
-      release();
-      try {
-        onRequest?.({ method: call.method, path: call.path, status, durationMs: performance.now() - started, attempt: attemptNo });
-      } catch {
-        // A metrics hook must never fail a request.
-      }
-    }
-  }
-
-  async function send(call: Call): Promise<unknown> {
-    for (let attemptNo = 1; ; attemptNo += 1) {
-      if (closed) throw new ApiError({ code: 'client_closed', resource: call.resource, retryable: false });
-      const outcome = await attempt(call, attemptNo);
-      if ('body' in outcome) return outcome.body;
-      if (!outcome.error.retryable || attemptNo > retries) throw outcome.error;
-      await sleep(outcome.retryAfterMs ?? backoffDelay(attemptNo - 1, backoffBaseMs, maxBackoffMs));
-    }
-  }
-
-  /** A body that is not what the API documents: `<resource>: <what>`, never retried. */
-  function invalidResponse(resource: string, status: number | undefined, what: string): ApiError {
-    return new ApiError({
-      code: 'invalid_response',
-      resource,
-      retryable: false,
-      message: redact(`${resource}: ${what}`, secrets),
-      ...(status === undefined ? {} : { status }),
-    });
-  }
-
-  function parseOne<S extends z.ZodType>(schema: S, body: unknown, resource: string): z.output<S> {
-    const result = schema.safeParse(body);
-    if (!result.success) throw invalidResponse(resource, undefined, describeIssue(result.error));
-    return result.data;
-  }
-
-  /** Rows validated one at a time so an error names the row by its key field. */
-  function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], call: ListCall): Array<z.output<S>> {
-    const out: Array<z.output<S>> = new Array(rows.length);
-    for (let i = 0; i < rows.length; i += 1) {
-      const row = rows[i];
-      const result = schema.safeParse(row);
-      if (!result.success) throw invalidResponse(call.resource, undefined, `row ${rowName(row, call.rowKey, i)}: ${describeIssue(result.error)}`);
-      out[i] = result.data;
-    }
-    return out;
-  }
-
-  /**
-   * Walks a cursor-paginated list, one request per page. `read` turns a raw envelope into the
-   * page handed out; the loop stops on has_more false (or when the consumer breaks). A list whose
-   * pages never end (fresh cursors forever, or slowly) fails at maxPages or maxListMs.
-   */
-  async function* paginate<E extends z.infer<typeof PageEnvelope>, P extends Page<unknown>>(
-    call: Call,
-    envelope: z.ZodType<E>,
-    read: (env: E) => P,
-  ): AsyncGenerator<P, void, undefined> {
-    let cursor = call.query?.['cursor'] as string | undefined;
-    const seen = new Set<string>();
-    const started = Date.now();
-    const limitReached = (code: 'page_limit' | 'time_limit', why: string) =>
-      new ApiError({ code, resource: call.resource, retryable: false, message: `${call.resource}: ${code}: ${why}` });
-    for (let pages = 1; ; pages += 1) {
-      const body = await send({ ...call, query: { ...call.query, cursor } });
-      const env = parseOne(envelope, body, call.resource);
-      const page = read(env);
-      yield page;
-      if (!page.hasMore) return;
-      if (page.nextCursor === null || seen.has(page.nextCursor)) {
-        throw new ApiError({
-          code: 'invalid_response',
-          resource: call.resource,
-          retryable: false,
-          message: `${call.resource}: has_more is true but next_cursor is ${page.nextCursor === null ? 'null' : 'repeated'}`,
-        });
-      }
-      if (pages >= maxPages) {
-        throw limitReached('page_limit', `${pages} pages read and has_more is still true; EDGEWATCH_MAX_PAGES (${maxPages}) caps the pages one poll reads from one list`);
-      }
-      if (Date.now() - started > maxListMs) {
-        const limit = formatDuration(maxListMs);
-        throw limitReached('time_limit', `still paging after ${limit} (${pages} pages); one poll reads one list for at most ${limit}`);
-      }
-      seen.add(page.nextCursor);
-      cursor = page.nextCursor;
-    }
-  }
-
-  const venuePath = (venue: Venue, key: string): string => `/predictions/reports/${seg(venue)}/${seg(key)}`;
+  const ownAgent = options.dispatcher ? undefined : new Agent({ connections: options.maxConcurrency ?? DEFAULT_CONCURRENCY, keepAliveTimeout: 30_000 });
+  const ctx = clientContext(options, options.dispatcher ?? ownAgent!);
 
   return {
     eventPages(params = {}) {
@@ -433,17 +187,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           cursor: params.cursor,
         },
       };
-      return paginate(call, PageEnvelope, (env) => ({
-        rows: parseRows(EventRow, env.data, call),
-        nextCursor: env.next_cursor,
-        hasMore: env.has_more,
-      }));
+      return listPages(ctx, call, PageEnvelope, EventRow, () => ({}));
     },
 
-    async event(ticker, params = {}) {
-      const resource = `event ${ticker}`;
-      const body = await send({ method: 'GET', path: `/predictions/events/${seg(ticker)}`, query: { run_id: params.runId }, resource });
-      return parseOne(EventDetail, body, resource);
+    event(ticker, params = {}) {
+      return fetchOne(ctx, EventDetail, { method: 'GET', path: `/predictions/events/${seg(ticker)}`, query: { run_id: params.runId }, resource: `event ${ticker}` });
     },
 
     eventHistoryPages(ticker, params = {}) {
@@ -462,37 +210,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           exclude_empty_model: params.excludeEmptyModel,
         },
       };
-      return paginate(call, EventHistoryEnvelope, (env) => ({
-        rows: parseRows(HistorySnapshot, env.data, call),
-        nextCursor: env.next_cursor,
-        hasMore: env.has_more,
-        eventTicker: env.event_ticker,
-      }));
+      return listPages(ctx, call, EventHistoryEnvelope, HistorySnapshot, (env) => ({ eventTicker: env.event_ticker }));
     },
 
-    async report(venue, key, params = {}) {
-      const resource = `report ${venue}/${key}`;
-      const body = await send({ method: 'GET', path: venuePath(venue, key), query: { version: params.version }, resource });
-      return parseOne(ReportRetrieval, body, resource);
+    report(venue, key, params = {}) {
+      return fetchOne(ctx, ReportRetrieval, { method: 'GET', path: venuePath(venue, key), query: { version: params.version }, resource: `report ${venue}/${key}` });
     },
 
-    async trust(venue, key, params = {}) {
-      const resource = `trust ${venue}/${key}`;
+    trust(venue, key, params = {}) {
       const query = { version: params.version, expand: params.expand?.length ? params.expand.join(',') : undefined };
-      const body = await send({ method: 'GET', path: `${venuePath(venue, key)}/trust`, query, resource });
-      return parseOne(TrustScorecard, body, resource);
+      return fetchOne(ctx, TrustScorecard, { method: 'GET', path: `${venuePath(venue, key)}/trust`, query, resource: `trust ${venue}/${key}` });
     },
 
-    async startGeneration(venue, key) {
-      const resource = `generation ${venue}/${key}`;
-      const body = await send({ method: 'POST', path: venuePath(venue, key), resource, paid: true });
-      return parseOne(GenerationAccepted, body, resource);
+    startGeneration(venue, key) {
+      return fetchOne(ctx, GenerationAccepted, { method: 'POST', path: venuePath(venue, key), resource: `generation ${venue}/${key}`, paid: true });
     },
 
-    async runStatus(runId) {
-      const resource = `run ${runId}`;
-      const body = await send({ method: 'GET', path: `/predictions/reports/status/${seg(runId)}`, resource });
-      return parseOne(RunStatus, body, resource);
+    runStatus(runId) {
+      return fetchOne(ctx, RunStatus, { method: 'GET', path: `/predictions/reports/status/${seg(runId)}`, resource: `run ${runId}` });
     },
 
     kpiPages(params = {}) {
@@ -510,17 +245,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           cursor: params.cursor,
         },
       };
-      return paginate(call, KpiBoardEnvelope, (env) => ({
-        rows: parseRows(KpiRow, env.data, call),
-        nextCursor: env.next_cursor,
-        hasMore: env.has_more,
-        asOf: env.as_of,
-        aggregates: env.aggregates,
-      }));
+      return listPages(ctx, call, KpiBoardEnvelope, KpiRow, (env) => ({ asOf: env.as_of, aggregates: env.aggregates }));
     },
 
-    async kpi(eventId, params = {}) {
-      const resource = `kpi ${eventId}`;
+    kpi(eventId, params = {}) {
       const query: Query = {
         include_history: params.includeHistory,
         selected_estimate_id: params.selectedEstimateId,
@@ -529,8 +257,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         period_interval: params.periodInterval,
         percentiles: params.percentiles?.join(','),
       };
-      const body = await send({ method: 'GET', path: `/predictions/kpi-events/${seg(eventId)}`, query, resource });
-      return parseOne(KpiDetail, body, resource);
+      return fetchOne(ctx, KpiDetail, { method: 'GET', path: `/predictions/kpi-events/${seg(eventId)}`, query, resource: `kpi ${eventId}` });
     },
 
     marketsWithEdgePages(params = {}) {
@@ -552,14 +279,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           cursor: params.cursor,
         },
       };
-      return paginate(call, RankingEnvelope, (env) => ({
-        rows: parseRows(RankingRow, env.data, call),
-        nextCursor: env.next_cursor,
-        hasMore: env.has_more,
-        runId: env.run_id,
-        capturedAt: env.captured_at,
-        sortBy: env.sort_by,
-      }));
+      return listPages(ctx, call, RankingEnvelope, RankingRow, (env) => ({ runId: env.run_id, capturedAt: env.captured_at, sortBy: env.sort_by }));
     },
 
     async edge(tickers, runId) {
@@ -570,12 +290,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         resource: 'model edge',
         rowKey: 'input_ticker',
       };
-      const env = parseOne(ModelEdgeEnvelope, await send(call), call.resource);
-      return { ...env, data: parseRows(ModelEdgeRow, env.data, call) };
+      const env = await fetchOne(ctx, ModelEdgeEnvelope, call);
+      return { ...env, data: parseRows(ctx, ModelEdgeRow, env.data, call) };
     },
 
     async close() {
-      closed = true;
+      ctx.closed = true;
       await ownAgent?.close();
     },
   };

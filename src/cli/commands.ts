@@ -2,7 +2,7 @@
 // Each command imports what it uses when it runs, so that a quick one (`validate`, `alerts`) does not
 // load the daemon, the sandbox, the channels' clients, the metrics or the HTTP server.
 import type { Config } from '../config.ts';
-import { EdgewatchError } from '../core/errors.ts';
+import { describeError, EdgewatchError } from '../core/errors.ts';
 import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {
@@ -83,7 +83,6 @@ const generate: Command = {
       return 2;
     }
     const { connectApi, openConfiguredStore, runningSandbox } = await import('../service/app.ts');
-    const { describeError } = await import('../service/cycle.ts');
     const { startGeneration } = await import('../sources/index.ts');
     const store = await openConfiguredStore(config);
     try {

@@ -4,3 +4,6 @@ export * from './duration.ts';
 export * from './retry-after.ts';
 export * from './redact.ts';
 export * from './suggest.ts';
+export * from './values.ts';
+export * from './format.ts';
+export * from './entity-title.ts';

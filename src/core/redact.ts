@@ -23,7 +23,7 @@ function base64Cores(secret: string): string[] {
 }
 
 /** Every form of a secret that is removed from text: as is, URL-encoded, base64 and base64url. */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
   const forms = new Set([secret, encodeURIComponent(secret), ...base64Cores(secret)]);
   // Longest first, so a form that contains another is removed whole.
   return [...forms].sort((a, b) => b.length - a.length);

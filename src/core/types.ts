@@ -16,55 +16,8 @@ export interface Change {
   to: unknown;
 }
 
-export type Trigger =
-  | { type: 'crosses'; field: string; above?: number; below?: number; abs: boolean; rearm: number }
-  | { type: 'moves'; field: string; by: number; direction: 'up' | 'down' | 'any' }
-  | { type: 'flips'; field: string; to?: boolean }
-  | { type: 'changes'; field: string; from?: unknown; to?: unknown }
-  | { type: 'drops'; field: string; by: number; to_at_most?: string | number }
-  | { type: 'rises'; field: string; by: number; to_at_least?: string | number }
-  | { type: 'appears'; field: string }
-  | { type: 'new' };
-
-export type TriggerType = Trigger['type'];
-
-export type FilterOperator = 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'ne' | 'in' | 'not_in' | 'contains';
-
-/** One filter entry: a dotted field path and the conditions that must all hold on it. */
-export interface FilterClause {
-  field: string;
-  conditions: Array<{ op: FilterOperator; value: unknown }>;
-}
-
-export interface Digest {
-  cron?: string;
-  timezone?: string;
-  windowMs?: number;
-}
-
-export interface Rule {
-  name: string;
-  description?: string;
-  source: SourceName;
-  trigger: Trigger;
-  filter: FilterClause[];
-  notify: string[];
-  severity: Severity;
-  cooldownMs?: number;
-  digest?: Digest;
-  template?: string;
-  /** Where the rule is written, for messages. */
-  file: string;
-  line: number;
-}
-
-export type Channel =
-  | { type: 'slack'; name: string; channel: string }
-  | { type: 'email'; name: string; to: string[] }
-  | { type: 'webhook'; name: string; url: string; secret?: string; headers: Record<string, string> }
-  | { type: 'console'; name: string };
-
-export type ChannelType = Channel['type'];
+/** The trigger types an alert may name; rules/schema.ts has one trigger schema for each. */
+export type TriggerType = 'crosses' | 'moves' | 'flips' | 'changes' | 'drops' | 'rises' | 'appears' | 'new';
 
 /** A rule's memory for one entity: hysteresis and cooldown. */
 export interface RuleState {
@@ -85,8 +38,6 @@ export interface Alert {
   changes: Change[];
   current: Snapshot;
 }
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'digest';
 
 /** What one send attempt came to; expected failures are values, not exceptions. */
 export type DeliveryOutcome =

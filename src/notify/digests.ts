@@ -2,7 +2,7 @@
 // closed when its time comes (the next cron time after its first alert, or its window after it),
 // stored as a digest, and delivered by the outbox like an alert.
 import { CronExpressionParser } from 'cron-parser';
-import type { Digest, Rule } from '../core/types.ts';
+import type { Digest, Rule } from '../rules/index.ts';
 import { alertId } from '../service/alert-id.ts';
 import type { Store } from '../store/index.ts';
 

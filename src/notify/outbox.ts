@@ -4,7 +4,8 @@
 // attempt is counted before the send, so a crash in between leaves it pending and the next process
 // sends it again with the same id.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Alert, Channel, DeliveryOutcome } from '../core/types.ts';
+import type { Alert, DeliveryOutcome } from '../core/types.ts';
+import type { Channel } from '../rules/index.ts';
 import type { DigestMessage } from '../render/index.ts';
 import { ALERT_CURRENT, type AlertsTable, type Store } from '../store/index.ts';
 

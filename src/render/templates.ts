@@ -4,10 +4,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { Liquid, LiquidError, RenderError, toValueSync, type Template } from 'liquidjs';
 import type { Alert, RuleProblem } from '../core/types.ts';
-import { EdgewatchError } from '../core/errors.ts';
+import { EdgewatchError, errorMessage } from '../core/errors.ts';
+import { dateTime, formatValue, kpiValue, signedPp, words } from '../core/format.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
-import { dateTime, fieldLabel, formatValue, kpiValue, signedPp, words } from './format.ts';
+import { fieldLabel } from './labels.ts';
 import { sampleAlert, sampleDigest } from './sample.ts';
 import { alertView, digestView } from './view.ts';
 import { ESCAPE_BY_KIND, TEMPLATE_KINDS, isTemplateKind, type DigestMessage, type EscapeMode, type TemplateKind } from './types.ts';
@@ -107,7 +108,7 @@ function templateProblem(dir: string, path: string, error: unknown): RuleProblem
   const [line = 1, column = 1] = e.token?.getPosition?.() ?? [];
   const file = typeof e.token?.file === 'string' && e.token.file !== '' ? e.token.file : path;
   const cause = e.originalError instanceof Error ? e.originalError : error;
-  const text = cause instanceof Error ? cause.message : String(cause);
+  const text = errorMessage(cause);
   const message = (text.split('\n')[0] ?? text).replace(/(, file:.*)?, line:\d+, col:\d+$/, '');
   return { file: join(dir, file), line, column, message };
 }
@@ -115,7 +116,7 @@ function templateProblem(dir: string, path: string, error: unknown): RuleProblem
 /** A render failure on one line: `file:line:column: message` where Liquid knows the place. */
 export function describeRenderError(set: TemplateSet, error: unknown): string {
   const token = (error as { token?: unknown }).token;
-  if (token === undefined) return error instanceof Error ? error.message : String(error);
+  if (token === undefined) return errorMessage(error);
   const problem = templateProblem(set.dir, '', error);
   return `${problem.file}:${problem.line}:${problem.column}: ${problem.message}`;
 }

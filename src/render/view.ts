@@ -1,8 +1,11 @@
 // The alert as a reader sees it: titles, change lines and facts, already formatted.
 // Templates get this `view` beside the raw `alert`, so they stay short and logic-free.
+import { entityTitle } from '../core/entity-title.ts';
+import { DASH, dateTime, formatDelta, formatValue, kpiValue, percent, signedPp, words } from '../core/format.ts';
 import type { Alert, Change, Severity } from '../core/types.ts';
+import { isRecord } from '../core/values.ts';
+import { fieldLabel } from './labels.ts';
 import type { DigestMessage } from './types.ts';
-import { DASH, dateTime, fieldLabel, formatDelta, formatValue, isRecord, kpiValue, percent, signedPp, words } from './format.ts';
 
 export interface Fact {
   label: string;
@@ -144,15 +147,6 @@ function eventFacts(current: Record<string, unknown>, facts: Fact[]): void {
   push(facts, 'Category', str(current.series_category));
 }
 
-function kpiTitle(current: Record<string, unknown>, entity: string): string {
-  const company = str(current.company_name);
-  const ticker = str(current.company_ticker);
-  const who = company !== undefined ? (ticker !== undefined ? `${company} (${ticker})` : company) : ticker;
-  const what = [str(current.kpi_name), str(current.period_label) ?? str(current.period)].filter((p) => p !== undefined).join(', ');
-  if (who === undefined && what === '') return entity;
-  return [who, what].filter((p) => p !== undefined && p !== '').join(' — ');
-}
-
 /** `analysis.surprise` from the KPI detail attached under `current.detail`; absent until reported. */
 export function kpiSurprise(current: Record<string, unknown>): string | undefined {
   const detail = isRecord(current.detail) ? current.detail : undefined;
@@ -237,19 +231,18 @@ function runFacts(current: Record<string, unknown>, facts: Fact[]): void {
 export function alertView(alert: Alert): AlertView {
   const current = alert.current;
   const facts: Fact[] = [];
-  let title = alert.entity;
+  const entity = entityTitle(alert.source, current, alert.entity);
+  let title = entity;
   let changes: ChangeLine[];
   let note: string | undefined;
   let line: string | undefined;
 
   switch (alert.source) {
     case 'events':
-      title = str(current.name) ?? str(current.title) ?? alert.entity;
       changes = alert.changes.map(changeLine);
       eventFacts(current, facts);
       break;
     case 'kpis': {
-      title = kpiTitle(current, alert.entity);
       changes = alert.changes.map(changeLine);
       kpiFacts(current, facts);
       const parts = [
@@ -262,7 +255,6 @@ export function alertView(alert: Alert): AlertView {
       break;
     }
     case 'reports':
-      title = str(current.title) ?? str(current.name) ?? alert.entity;
       changes = trustChanges(alert.changes, current);
       reportFacts(current, facts);
       break;
@@ -283,7 +275,7 @@ export function alertView(alert: Alert): AlertView {
   const richtext =
     str(current.executive_summary_richtext) ?? str(current.short_answer_richtext) ?? str(current.current_state_summary_richtext);
   const link = httpUrl(current.event_url) ?? httpUrl(current.requested_url);
-  const headline = alert.summary.startsWith(title) ? alert.summary : `${title}: ${alert.summary}`;
+  const headline = headlineOf(alert.summary, entity, title);
   const view: AlertView = {
     id: alert.id,
     rule: alert.rule,
@@ -306,6 +298,17 @@ export function alertView(alert: Alert): AlertView {
   if (richtext !== undefined) view.richtext = richtext;
   if (link !== undefined) view.link = link;
   return view;
+}
+
+/**
+ * The summary led by the message's title. A summary starts with the entity's title, which the
+ * message's title replaces (a run's reads `Report generation completed: ...`), so that the
+ * entity is named once.
+ */
+function headlineOf(summary: string, entity: string, title: string): string {
+  const prefix = `${entity}: `;
+  if (summary.startsWith(prefix)) return `${title}: ${summary.slice(prefix.length)}`;
+  return summary.startsWith(title) ? summary : `${title}: ${summary}`;
 }
 
 export function digestView(digest: DigestMessage): DigestView {

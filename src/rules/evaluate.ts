@@ -1,5 +1,6 @@
 // One rule against one entity's change: did it fire, and what does it remember.
-import type { Change, Rule, RuleState, Snapshot, Trigger } from '../core/types.ts';
+import type { Change, RuleState, Snapshot } from '../core/types.ts';
+import type { Rule, Trigger } from './schema.ts';
 import { changedField, diffSnapshots } from './diff.ts';
 import { ordinalOrder } from './fields.ts';
 import { matchesFilter } from './filter.ts';

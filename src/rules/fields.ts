@@ -1,6 +1,8 @@
-// The fields a rule may name, per source, as the research API names them (PRODUCT.md "Sources",
-// api/research-data.md). Unknown fields are validation errors: a typo must not silently
-// disable an alert.
+// The fields a rule may name, per source, as the research API names them: read from the API's
+// schemas (src/api/schemas.ts), so that a field added there can be used in rules. Unknown fields
+// are validation errors: a typo must not silently disable an alert.
+import { z } from 'zod';
+import { EventRow, KpiRow, KpiValue, RunStatus } from '../api/schemas.ts';
 import { editDistance } from '../core/suggest.ts';
 import type { SourceName } from '../core/types.ts';
 
@@ -17,91 +19,37 @@ export const ORDINAL_ORDERS: Readonly<Record<string, readonly string[]>> = {
   liquidity_tier: ['high', 'medium', 'low'],
 };
 
-const EVENT_FIELDS: Record<string, FieldKind> = {
-  history_id: 'number',
-  run_id: 'string',
-  captured_at: 'string',
-  event_ticker: 'string',
-  name: 'string',
-  slug: 'string',
-  image_url: 'string',
-  series_category: 'string',
-  available_on_brokers: 'boolean',
-  mutually_exclusive: 'boolean',
-  analysis_last_updated: 'string',
-  confidence_score: 'number',
-  model_probability: 'number',
-  market_probability: 'number',
-  edge_pp: 'number',
-  abs_edge_pp: 'number',
-  expected_return: 'number',
-  r_score: 'number',
-  total_volume: 'number',
-  total_open_interest: 'number',
-  close_time: 'string',
-  key_takeaway: 'string',
-  current_state_summary_richtext: 'string',
-  short_answer_richtext: 'string',
-  executive_summary_richtext: 'string',
-  outcome_probabilities: 'array',
-  has_history: 'boolean',
-  research: 'object',
-  eligible: 'boolean',
-  eligibility_status: 'string',
-  eligibility_reason: 'string',
-};
+/**
+ * The fields of an API schema and what each holds. A field named like an ordinal order is
+ * ordinal; the API's `{value, unit, formatted}` object is a KPI value.
+ */
+function fieldsOf(schema: z.ZodObject): Record<string, FieldKind> {
+  return Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, kindOf(name, field)]));
+}
 
-const KPI_FIELDS: Record<string, FieldKind> = {
-  id: 'string',
-  kpi_id: 'string',
-  company_name: 'string',
-  company_ticker: 'string',
-  kpi_name: 'string',
-  period: 'string',
-  period_label: 'string',
-  period_kind: 'string',
-  status: 'string',
-  expected_report_date: 'string',
-  market_implied: 'kpi-value',
-  market_implied_as_of: 'string',
-  octagon_estimate_value: 'kpi-value',
-  edge_absolute_value: 'kpi-value',
-  edge_market_age_days: 'number',
-  actual: 'kpi-value',
-  company_guidance: 'kpi-value',
-  model_probability: 'number',
-  market_probability: 'number',
-  edge_pp: 'number',
-  signal: 'string',
-  near_settled: 'boolean',
-  newsworthiness: 'number',
-  liquidity_tier: 'ordinal',
-  strike_count: 'number',
-  strike_period: 'string',
-  actual_source: 'string',
-  reported_at: 'string',
-  close_time: 'string',
-};
+function kindOf(name: string, schema: z.core.$ZodType): FieldKind {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return kindOf(name, schema.unwrap());
+  if (schema === KpiValue) return 'kpi-value';
+  if (Object.hasOwn(ORDINAL_ORDERS, name)) return 'ordinal';
+  if (schema instanceof z.ZodNumber) return 'number';
+  if (schema instanceof z.ZodBoolean) return 'boolean';
+  if (schema instanceof z.ZodArray) return 'array';
+  if (schema instanceof z.ZodString) return 'string';
+  return 'object';
+}
 
-const REPORT_FIELDS: Record<string, FieldKind> = {
+// Each source's snapshot: the API's row, plus what its poller adds (src/sources).
+const EVENT_FIELDS = { ...fieldsOf(EventRow), abs_edge_pp: 'number' } satisfies Record<string, FieldKind>;
+const KPI_FIELDS = { ...fieldsOf(KpiRow), detail: 'object' } satisfies Record<string, FieldKind>;
+const REPORT_FIELDS = {
   ...EVENT_FIELDS,
   run_id: 'string',
   trust_score: 'number',
   trust_label: 'ordinal',
   title: 'string',
   venue: 'string',
-  event_ticker: 'string',
-};
-
-const RUN_FIELDS: Record<string, FieldKind> = {
-  run_id: 'string',
-  status: 'string',
-  venue: 'string',
-  event_ticker: 'string',
-  requested_url: 'string',
-  title: 'string',
-  trust_label: 'ordinal',
-};
+} satisfies Record<string, FieldKind>;
+const RUN_FIELDS = { ...fieldsOf(RunStatus), title: 'string', trust_label: 'ordinal' } satisfies Record<string, FieldKind>;
 
 /** Top-level snapshot fields per source. */
 export const SOURCE_FIELDS: Readonly<Record<SourceName, Readonly<Record<string, FieldKind>>>> = {
@@ -111,7 +59,7 @@ export const SOURCE_FIELDS: Readonly<Record<SourceName, Readonly<Record<string, 
   runs: RUN_FIELDS,
 };
 
-const KPI_VALUE_FIELDS: Record<string, FieldKind> = { value: 'number', unit: 'string', formatted: 'string' };
+const KPI_VALUE_FIELDS = fieldsOf(KpiValue);
 
 /** The ordinal order for a field path (by its last segment), or undefined when it is not ordinal. */
 export function ordinalOrder(path: string): readonly string[] | undefined {

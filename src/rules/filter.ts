@@ -1,9 +1,8 @@
 // Rule filters: every clause must hold on the current snapshot.
-import type { FilterClause, FilterOperator, Snapshot } from '../core/types.ts';
+import type { Snapshot } from '../core/types.ts';
+import type { FilterClause, FilterOperator } from './schema.ts';
 import { getPath } from './path.ts';
 import { asNumber, deepEqual } from './values.ts';
-
-export const FILTER_OPERATORS: readonly FilterOperator[] = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'not_in', 'contains'];
 
 export function matchesFilter(filter: readonly FilterClause[], snapshot: Snapshot): boolean {
   return filter.every((clause) => {

@@ -3,11 +3,13 @@ export type { RuleContext, ParsedRules, ParsedRuleFileDetail } from './parse.ts'
 export { loadRules, combineRuleFiles, ruleContext } from './load.ts';
 export type { RuleSet } from './load.ts';
 export { getPath } from './path.ts';
-export { matchesFilter, FILTER_OPERATORS } from './filter.ts';
+export { matchesFilter } from './filter.ts';
+export { ChannelSchema, FILTER_OPERATORS, FilterSchema, RuleSchema, TriggerSchema } from './schema.ts';
+export type { Channel, Digest, FilterClause, FilterOperator, Rule, Trigger } from './schema.ts';
 export { diffSnapshots, changedField } from './diff.ts';
 export { evaluate } from './evaluate.ts';
 export type { Evaluation } from './evaluate.ts';
-export { summarize, entityTitle, formatValue } from './summary.ts';
+export { summarize } from './summary.ts';
 export { SOURCE_FIELDS, ORDINAL_ORDERS, ordinalOrder, checkField } from './fields.ts';
 export type { FieldKind, FieldCheck } from './fields.ts';
 export { deepEqual, isAbsent } from './values.ts';

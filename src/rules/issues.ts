@@ -141,6 +141,11 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], options: ZodI
         });
         break;
       case 'invalid_union': {
+        // A missing or unknown `type`: the union's message names its place itself.
+        if (issue.discriminator !== undefined) {
+          out.push({ path: [...options.base, ...path], message: prefix + issue.message });
+          break;
+        }
         const input = (issue as { input?: unknown }).input;
         const message = issue.message.startsWith('Invalid input') ? `unexpected ${describeValue(input)}` : issue.message;
         out.push({ path: [...options.base, ...path], message: prefix + where + message });

@@ -4,7 +4,9 @@ import { constants, type Stats } from 'node:fs';
 import { open, readdir, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { CREDENTIAL_VARIABLES } from '../config.ts';
-import type { Channel, Rule, RuleProblem } from '../core/types.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { RuleProblem } from '../core/types.ts';
+import type { Channel, Rule } from './schema.ts';
 import { checkAcrossFiles, parseRuleFileDetail, type RuleContext } from './parse.ts';
 
 export interface RuleSet {
@@ -43,7 +45,7 @@ export async function loadRules(dir: string, ctx: RuleContext): Promise<RuleSet>
     names = (await readdir(dir)).filter((name) => RULE_FILE.test(name)).sort();
     realDir = await realpath(dir);
   } catch (error) {
-    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorText(error)}` }] };
+    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }] };
   }
   const unreadable: RuleProblem[] = [];
   const files: Array<{ file: string; text: string }> = [];
@@ -75,7 +77,7 @@ async function readRuleFile(file: string, realDir: string): Promise<string | { p
     }
     return await handle.readFile('utf8');
   } catch (error) {
-    return { problem: `cannot read the rule file: ${errorText(error)}` };
+    return { problem: `cannot read the rule file: ${errorMessage(error)}` };
   } finally {
     await handle?.close();
   }
@@ -100,8 +102,4 @@ export function ruleContext(
     templates,
     transports: { slack: Boolean(config.slackToken), email: Boolean(config.smtpUrl) },
   };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,22 +1,28 @@
 // Rule files: YAML text -> channels and rules, or every problem with its position.
 // Pure: the caller hands in the environment, the template names and which transports exist.
 import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
-import type { Channel, FilterClause, FilterOperator, Rule, RuleProblem, SourceName, Trigger, TriggerType } from '../core/types.ts';
+import type { z } from 'zod';
+import type { RuleProblem, SourceName } from '../core/types.ts';
 import { SOURCES } from '../core/types.ts';
 import { editDistance } from '../core/suggest.ts';
+import { isRecord } from '../core/values.ts';
 import { checkField, ordinalOrder, type FieldKind } from './fields.ts';
-import { FILTER_OPERATORS } from './filter.ts';
 import { createLocator, describeValue, formatPath, fromZodIssues, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
 import {
-  CHANNEL_SCHEMAS,
-  CHANNEL_TYPES,
+  CHANNEL_KEYS,
+  ChannelSchema,
   DigestSchema,
+  FILTER_OPERATORS,
   headerNameProblem,
   headerValueProblem,
+  RULE_KEYS,
   RuleSchema,
   TopLevelSchema,
-  TRIGGER_SCHEMAS,
-  TRIGGER_TYPES,
+  TRIGGER_KEYS,
+  TriggerSchema,
+  type Channel,
+  type Rule,
+  type Trigger,
 } from './schema.ts';
 
 export interface RuleContext {
@@ -59,10 +65,8 @@ export function parseRuleFile(text: string, file: string, ctx: RuleContext): Par
   return checkAcrossFiles([parseRuleFileDetail(text, file, ctx)]);
 }
 
-const TOP_LEVEL_KEYS = ['channels', 'rules'];
-const RULE_KEYS = Object.keys(RuleSchema.shape);
-const DIGEST_KEYS = Object.keys(DigestSchema.shape);
-const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
+const TOP_LEVEL_KEYS = Object.keys(TopLevelSchema.shape);
+const DIGEST_KEYS = Object.keys(DigestSchema.in.shape);
 
 /** Where the first unresolved alias (or else the first alias) starts; 0 when there is none. */
 function aliasOffset(doc: Document): number {
@@ -140,7 +144,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   const detail = { ...empty };
 
   if (raw !== null && raw !== undefined) {
-    if (!isPlainObject(raw)) {
+    if (!isRecord(raw)) {
       issues.push({ path: [], message: `a rule file is a map with the keys channels and rules, not ${describeValue(raw)}` });
     } else {
       const top = TopLevelSchema.safeParse(raw, { reportInput: true });
@@ -153,7 +157,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
           }),
         );
       }
-      if (isPlainObject(raw.channels)) {
+      if (isRecord(raw.channels)) {
         for (const [name, value] of Object.entries(raw.channels)) {
           const base = ['channels', name];
           detail.channelNames.push({ name, written: name, ...position(base, 'key') });
@@ -164,10 +168,10 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
       if (Array.isArray(raw.rules)) {
         raw.rules.forEach((value, index) => {
           const base = ['rules', index];
-          const name = isPlainObject(value) && typeof value.name === 'string' ? value.name : undefined;
+          const name = isRecord(value) && typeof value.name === 'string' ? value.name : undefined;
           const writtenName = name === undefined ? `rules[${index}]` : writtenAt([...base, 'name'], name);
           const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues);
-          if (!isPlainObject(value)) return;
+          if (!isRecord(value)) return;
           if (name !== undefined) detail.ruleNames.push({ name, written: writtenName, ...position([...base, 'name']) });
           if (Array.isArray(value.notify)) {
             value.notify.forEach((channel, i) => {
@@ -274,20 +278,10 @@ function problemAt(file: string, at: Position, message: string): RuleProblem {
 
 function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleContext, issues: Issue[]): Channel | undefined {
   const label = `channel "${name}"`;
-  const types = CHANNEL_TYPES.join(', ');
-  if (!isPlainObject(value)) {
-    issues.push({ path: base, message: `${label}: expected a map with a type (${types}), got ${describeValue(value)}` });
-    return undefined;
-  }
-  const type = value.type;
-  if (!isOneOf(type, CHANNEL_TYPES)) {
-    const message = type === undefined ? `missing type (${types})` : `unknown channel type ${JSON.stringify(type)} (${types})`;
-    issues.push({ path: [...base, 'type'], message: `${label}: ${message}` });
-    return undefined;
-  }
+  const type = isRecord(value) ? value.type : undefined;
   if (type === 'slack' && !ctx.transports.slack) issues.push({ path: [...base, 'type'], message: `${label}: slack needs SLACK_BOT_TOKEN` });
   if (type === 'email' && !ctx.transports.email) issues.push({ path: [...base, 'type'], message: `${label}: email needs SMTP_URL` });
-  if (type === 'webhook' && isPlainObject(value.headers)) {
+  if (type === 'webhook' && isRecord(value) && isRecord(value.headers)) {
     for (const [header, headerValue] of Object.entries(value.headers)) {
       const nameProblem = headerNameProblem(header);
       if (nameProblem) issues.push({ path: [...base, 'headers', header], at: 'key', message: `${label}: ${nameProblem}` });
@@ -295,20 +289,18 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
       if (valueProblem) issues.push({ path: [...base, 'headers', header], message: `${label}: header ${JSON.stringify(header)}: ${valueProblem}` });
     }
   }
-  const schema = CHANNEL_SCHEMAS[type];
-  const parsed = schema.safeParse(value, { reportInput: true });
+  const parsed = ChannelSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
-    const keys = Object.keys(schema.shape).join(', ');
     issues.push(
       ...fromZodIssues(parsed.error.issues, {
         base,
         label,
-        unknownKey: (key) => `unknown key "${key}" in a ${type} channel (its keys: ${keys})`,
+        unknownKey: (key) => `unknown key "${key}" in a ${String(type)} channel (its keys: ${keysOf(CHANNEL_KEYS, type)})`,
       }),
     );
     return undefined;
   }
-  return { ...parsed.data, name } as Channel;
+  return { ...parsed.data, name };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,34 +308,24 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
 
 /** `label` names the rule in messages: `rule "name"` as written, or `rules[2]`. */
 function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     issues.push({ path: base, message: `${label}: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
     return undefined;
   }
   const parsed = RuleSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
-    issues.push(
-      ...fromZodIssues(parsed.error.issues, {
-        base,
-        label,
-        unknownKey: (key, path) =>
-          path[0] === 'digest'
-            ? `unknown key "${key}" in digest (its keys: ${DIGEST_KEYS.join(', ')})`
-            : `unknown key "${key}"${didYouMean(key, RULE_KEYS)} (a rule has ${RULE_KEYS.join(', ')})`,
-      }),
-    );
+    issues.push(...fromZodIssues(ownKeysFirst(parsed.error.issues), { base, label, unknownKey: (key, path) => unknownRuleKey(key, path, value) }));
   }
-  const trigger = parseTrigger(value.trigger, [...base, 'trigger'], label, issues);
-  const filter = parseFilter(value.filter, [...base, 'filter'], label, issues);
   const source = isOneOf(value.source, SOURCES) ? value.source : undefined;
+  const trigger = parsed.success ? parsed.data.trigger : TriggerSchema.safeParse(value.trigger).data;
   if (source !== undefined && trigger !== undefined && trigger.type !== 'new') {
     checkTriggerField(trigger, source, [...base, 'trigger'], label, issues);
-  } else if (source !== undefined && isPlainObject(value.trigger) && typeof value.trigger.field === 'string' && value.trigger.field !== '') {
+  } else if (source !== undefined && isRecord(value.trigger) && typeof value.trigger.field === 'string' && value.trigger.field !== '') {
     // The trigger has other problems; its field is still worth checking.
     const check = checkField(source, value.trigger.field);
     if (!check.ok) issues.push({ path: [...base, 'trigger', 'field'], message: `${label}: trigger: ${check.message}` });
   }
-  if (source !== undefined && isPlainObject(value.filter)) {
+  if (source !== undefined && isRecord(value.filter)) {
     for (const field of Object.keys(value.filter)) {
       const check = checkField(source, field);
       if (!check.ok) issues.push({ path: [...base, 'filter', field], at: 'key', message: `${label}: filter: ${check.message}` });
@@ -353,69 +335,39 @@ function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleCont
     const known = ctx.templates.size > 0 ? `templates: ${[...ctx.templates].sort().join(', ')}` : 'there are no templates';
     issues.push({ path: [...base, 'template'], message: `${label}: unknown template ${JSON.stringify(value.template)} (${known})` });
   }
-  if (!parsed.success || trigger === undefined || filter === undefined) return undefined;
-
-  const data = parsed.data;
-  const digest = data.digest
-    ? {
-        ...(data.digest.cron !== undefined ? { cron: data.digest.cron } : {}),
-        ...(data.digest.timezone !== undefined ? { timezone: data.digest.timezone } : {}),
-        ...(data.digest.window !== undefined ? { windowMs: data.digest.window } : {}),
-      }
-    : undefined;
-  return {
-    name: data.name,
-    ...(data.description !== undefined ? { description: data.description } : {}),
-    source: data.source,
-    trigger,
-    filter,
-    notify: data.notify,
-    severity: data.severity,
-    ...(data.cooldown !== undefined ? { cooldownMs: data.cooldown } : {}),
-    ...(digest !== undefined ? { digest } : {}),
-    ...(data.template !== undefined ? { template: data.template } : {}),
-  };
+  return parsed.data;
 }
 
-function parseTrigger(value: unknown, base: IssuePath, label: string, issues: Issue[]): Trigger | undefined {
-  const types = TRIGGER_TYPES.join(', ');
-  if (value === undefined) {
-    issues.push({ path: base.slice(0, -1), message: `${label}: missing trigger` });
-    return undefined;
-  }
-  if (!isPlainObject(value)) {
-    issues.push({ path: base, message: `${label}: trigger: expected a map with a type (${types}), got ${describeValue(value)}` });
-    return undefined;
-  }
-  const type = value.type;
-  if (!isOneOf(type, TRIGGER_TYPES)) {
-    const message = type === undefined ? `trigger: missing type (${types})` : `unknown trigger type ${JSON.stringify(type)} (${types})`;
-    issues.push({ path: [...base, 'type'], message: `${label}: ${message}` });
-    return undefined;
-  }
-  const schema = TRIGGER_SCHEMAS[type];
-  const parsed = schema.safeParse(value, { reportInput: true });
-  if (!parsed.success) {
-    const keys = Object.keys(triggerShape(type)).join(', ');
-    issues.push(
-      ...fromZodIssues(parsed.error.issues, {
-        base,
-        label,
-        display: ['trigger'],
-        unknownKey: (key) =>
-          CROSSES_ONLY.has(key)
-            ? `trigger: ${key} is only for crosses triggers (a ${type} trigger has ${keys})`
-            : `trigger: unknown key "${key}" in a ${type} trigger (it has ${keys})`,
-      }),
-    );
-    return undefined;
-  }
-  return parsed.data as Trigger;
+/** The rule's own problems first, then its trigger's, then its filter's, as they have always been listed. */
+function ownKeysFirst(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const part = (issue: z.core.$ZodIssue) => ['trigger', 'filter'].indexOf(String(issue.path[0])) + 1;
+  return [...issues].sort((a, b) => part(a) - part(b));
 }
 
-function triggerShape(type: TriggerType): Record<string, unknown> {
-  const schema = TRIGGER_SCHEMAS[type];
-  return 'shape' in schema ? schema.shape : {};
+const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
+
+/** The message for an unknown key at `path` of a rule (its digest, trigger or filter, or itself). */
+function unknownRuleKey(key: string, path: IssuePath, rule: Record<string, unknown>): string {
+  switch (path[0]) {
+    case 'digest':
+      return `unknown key "${key}" in digest (its keys: ${DIGEST_KEYS.join(', ')})`;
+    case 'trigger': {
+      const type = isRecord(rule.trigger) ? String(rule.trigger.type) : '';
+      const keys = keysOf(TRIGGER_KEYS, type);
+      return CROSSES_ONLY.has(key)
+        ? `trigger: ${key} is only for crosses triggers (a ${type} trigger has ${keys})`
+        : `trigger: unknown key "${key}" in a ${type} trigger (it has ${keys})`;
+    }
+    case 'filter':
+      return `${formatPath(path)}: unknown operator "${key}"${didYouMean(key, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`;
+    default:
+      return `unknown key "${key}"${didYouMean(key, RULE_KEYS)} (a rule has ${RULE_KEYS.join(', ')})`;
+  }
+}
+
+/** `type, field, by` */
+function keysOf(keysByType: ReadonlyMap<string, readonly string[]>, type: unknown): string {
+  return (keysByType.get(String(type)) ?? []).join(', ');
 }
 
 /** The trigger's field exists for the source and holds what the trigger compares. */
@@ -479,72 +431,6 @@ function describeKind(field: string, kind: FieldKind | 'unknown'): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Filters: `field: value` (equality), `field: [a, b]` (in), `field: { op: value, ... }`
-
-function parseFilter(value: unknown, base: IssuePath, label: string, issues: Issue[]): FilterClause[] | undefined {
-  if (value === undefined || value === null) return [];
-  if (!isPlainObject(value)) {
-    issues.push({ path: base, message: `${label}: filter: expected a map of field: condition, got ${describeValue(value)}` });
-    return undefined;
-  }
-  const clauses: FilterClause[] = [];
-  let ok = true;
-  for (const [field, condition] of Object.entries(value)) {
-    const where = `${label}: filter.${field}`;
-    if (Array.isArray(condition)) {
-      clauses.push({ field, conditions: [{ op: 'in', value: condition }] });
-    } else if (isPlainObject(condition)) {
-      const entries = Object.entries(condition);
-      if (entries.length === 0) {
-        issues.push({ path: [...base, field], message: `${where}: no condition (${FILTER_OPERATORS.join(', ')})` });
-        ok = false;
-      }
-      const conditions: FilterClause['conditions'] = [];
-      for (const [op, operand] of entries) {
-        if (!isOneOf(op, FILTER_OPERATORS)) {
-          issues.push({
-            path: [...base, field, op],
-            at: 'key',
-            message: `${where}: unknown operator "${op}"${didYouMean(op, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`,
-          });
-          ok = false;
-          continue;
-        }
-        const problem = operandProblem(op, operand);
-        if (problem) {
-          issues.push({ path: [...base, field, op], message: `${where}.${op}: ${problem}` });
-          ok = false;
-          continue;
-        }
-        conditions.push({ op, value: operand });
-      }
-      clauses.push({ field, conditions });
-    } else {
-      clauses.push({ field, conditions: [{ op: 'eq', value: condition }] });
-    }
-  }
-  return ok ? clauses : undefined;
-}
-
-function operandProblem(op: FilterOperator, operand: unknown): string | undefined {
-  switch (op) {
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte':
-      return typeof operand === 'number' ? undefined : `expected a number, got ${describeValue(operand)}`;
-    case 'in':
-    case 'not_in':
-      return Array.isArray(operand) ? undefined : `expected a list, got ${describeValue(operand)}`;
-    case 'contains':
-      return ['string', 'number', 'boolean'].includes(typeof operand) ? undefined : `expected a single value, got ${describeValue(operand)}`;
-    case 'eq':
-    case 'ne':
-      return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Helpers
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -579,7 +465,7 @@ function substituteEnv(value: unknown, ctx: RuleContext, path: IssuePath, out: S
     return expanded;
   }
   if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, ctx, [...path, i], out));
-  if (isPlainObject(value)) {
+  if (isRecord(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, ctx, [...path, key], out)]));
   }
   return value;
@@ -598,10 +484,6 @@ function quoteAsWritten(issue: Issue, expanded: Substitution['expanded']): strin
   if (expansion === undefined) return issue.message;
   const { written, value } = expansion;
   return issue.message.replaceAll(describeValue(value), describeValue(written)).replaceAll(JSON.stringify(value), JSON.stringify(written));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function isOneOf<T extends string>(value: unknown, options: readonly T[]): value is T {

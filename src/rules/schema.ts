@@ -4,17 +4,18 @@ import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.ts';
 import { SEVERITIES, SOURCES } from '../core/types.ts';
-import type { ChannelType, TriggerType } from '../core/types.ts';
+import { isRecord } from '../core/values.ts';
+import type { TriggerType } from '../core/types.ts';
 import { describeValue } from './issues.ts';
 
-export const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 export const TopLevelSchema = z.strictObject({
   channels: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(z.unknown()).nullish(),
 });
 
-export const Duration = z.unknown().transform((value, ctx) => {
+const Duration = z.unknown().transform((value, ctx) => {
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
   if (ms === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
@@ -39,7 +40,7 @@ function isCron(expression: string, timezone: string | undefined): boolean {
  * message names the field at fault rather than repeating cron-parser's, which quotes pieces of
  * the expression: one from `${NAME}` is shown only as written.
  */
-export function cronProblem(expression: string, timezone: string | undefined): string | undefined {
+function cronProblem(expression: string, timezone: string | undefined): string | undefined {
   const quoted = JSON.stringify(expression);
   const fields = expression.trim().split(/\s+/);
   if (fields.length !== 5 && fields.length !== 6) return `not a cron expression of 5 fields: ${quoted}`;
@@ -50,7 +51,7 @@ export function cronProblem(expression: string, timezone: string | undefined): s
   return `not a cron expression: ${quoted}${wrong >= 0 ? ` (the ${names[wrong]})` : ''}`;
 }
 
-export function isTimeZone(name: string): boolean {
+function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;
@@ -80,89 +81,159 @@ export const DigestSchema = z
       const problem = cronProblem(digest.cron, tz);
       if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: problem });
     }
-  });
-
-const sourceList = SOURCES.join(', ');
-const severityList = SEVERITIES.join(', ');
-
-/** A rule's own keys; trigger and filter are checked by their own schemas. */
-export const RuleSchema = z.strictObject({
-  name: z
-    .string()
-    .regex(RULE_NAME_PATTERN, { error: (issue) => `bad rule name ${JSON.stringify(issue.input)}: use lower-case letters, digits and dashes` }),
-  description: z.string().optional(),
-  source: z.enum(SOURCES, {
-    error: (issue) => (issue.input === undefined ? `missing (${sourceList})` : `unknown source ${JSON.stringify(issue.input)} (${sourceList})`),
-  }),
-  trigger: z.unknown().optional(),
-  filter: z.unknown().optional(),
-  notify: z.array(z.string().min(1)).min(1, { error: 'needs at least one channel' }),
-  severity: z.enum(SEVERITIES, { error: (issue) => `unknown severity ${JSON.stringify(issue.input)} (${severityList})` }).default('info'),
-  cooldown: Duration.optional(),
-  digest: DigestSchema.optional(),
-  template: z.string().min(1).optional(),
-});
-export type RuleInput = z.infer<typeof RuleSchema>;
+  })
+  .transform(({ window, ...digest }) => ({ ...digest, ...(window === undefined ? {} : { windowMs: window }) }));
+/** A digest: `cron` (with its `timezone`) or `windowMs`. */
+export type Digest = z.output<typeof DigestSchema>;
 
 const field = z.string().min(1);
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const scalarOrList = z.union([scalar, z.array(scalar).min(1)]);
 const bound = z.union([z.string(), z.number()]);
 
-export const TRIGGER_SCHEMAS = {
-  crosses: z
-    .strictObject({
-      type: z.literal('crosses'),
-      field,
-      above: z.number().optional(),
-      below: z.number().optional(),
-      abs: z.boolean().default(false),
-      rearm: z.number().min(0, { error: 'must be 0 or more' }).default(0),
-    })
-    .superRefine((t, ctx) => {
-      if ((t.above === undefined) === (t.below === undefined)) {
-        ctx.addIssue({ code: 'custom', message: 'crosses needs exactly one of above and below' });
-      }
-    }),
-  moves: z.strictObject({
+const crosses = z
+  .strictObject({
+    type: z.literal('crosses'),
+    field,
+    above: z.number().optional(),
+    below: z.number().optional(),
+    abs: z.boolean().default(false),
+    rearm: z.number().min(0, { error: 'must be 0 or more' }).default(0),
+  })
+  .superRefine((t, ctx) => {
+    if ((t.above === undefined) === (t.below === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'crosses needs exactly one of above and below' });
+    }
+  });
+
+const TRIGGER_OPTIONS = [
+  crosses,
+  z.strictObject({
     type: z.literal('moves'),
     field,
     by: z.number().positive({ error: 'must be greater than 0' }),
     direction: z.enum(['up', 'down', 'any'], { error: 'must be up, down or any' }).default('any'),
   }),
-  flips: z.strictObject({ type: z.literal('flips'), field, to: z.boolean().optional() }),
-  changes: z.strictObject({ type: z.literal('changes'), field, from: scalarOrList.optional(), to: scalarOrList.optional() }),
-  drops: z.strictObject({
+  z.strictObject({ type: z.literal('flips'), field, to: z.boolean().optional() }),
+  z.strictObject({ type: z.literal('changes'), field, from: scalarOrList.optional(), to: scalarOrList.optional() }),
+  z.strictObject({
     type: z.literal('drops'),
     field,
     by: z.number().positive({ error: 'must be greater than 0' }).default(1),
     to_at_most: bound.optional(),
   }),
-  rises: z.strictObject({
+  z.strictObject({
     type: z.literal('rises'),
     field,
     by: z.number().positive({ error: 'must be greater than 0' }).default(1),
     to_at_least: bound.optional(),
   }),
-  appears: z.strictObject({ type: z.literal('appears'), field }),
-  new: z.strictObject({ type: z.literal('new') }),
-} satisfies Record<TriggerType, z.ZodType>;
+  z.strictObject({ type: z.literal('appears'), field }),
+  z.strictObject({ type: z.literal('new') }),
+] as const;
 
-export const TRIGGER_TYPES = Object.keys(TRIGGER_SCHEMAS) as TriggerType[];
+/** Every trigger type, in the order messages list them; alerts (core) name the same types. */
+const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => option.shape.type.value) satisfies TriggerType[];
+
+/** The keys of each trigger type, for messages. */
+export const TRIGGER_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(TRIGGER_OPTIONS);
+
+export const TriggerSchema = z.discriminatedUnion('type', TRIGGER_OPTIONS, {
+  error: typedMapError(TRIGGER_TYPES, { missingType: 'trigger: missing type', unknownType: 'unknown trigger type' }),
+});
+export type Trigger = z.output<typeof TriggerSchema>;
+
+// Filters: `field: value` (equality), `field: [a, b]` (in), `field: { op: value, ... }`.
+
+export const FILTER_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'not_in', 'contains'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+// Operands as the filter compares them (any number, NaN included, as written).
+const numberOperand = z.custom<number>((value) => typeof value === 'number', {
+  error: (issue) => `expected a number, got ${describeValue(issue.input)}`,
+});
+const listOperand = z.custom<unknown[]>((value) => Array.isArray(value), {
+  error: (issue) => `expected a list, got ${describeValue(issue.input)}`,
+});
+const singleOperand = z.custom<string | number | boolean>((value) => ['string', 'number', 'boolean'].includes(typeof value), {
+  error: (issue) => `expected a single value, got ${describeValue(issue.input)}`,
+});
+
+const OperatorMap = z.strictObject({
+  gt: numberOperand.optional(),
+  gte: numberOperand.optional(),
+  lt: numberOperand.optional(),
+  lte: numberOperand.optional(),
+  eq: z.unknown().optional(),
+  ne: z.unknown().optional(),
+  in: listOperand.optional(),
+  not_in: listOperand.optional(),
+  contains: singleOperand.optional(),
+} satisfies Record<FilterOperator, z.ZodType>);
+
+/** A condition as written, as an operator map: a list means `in`, any other value `eq`. */
+const Condition = z.preprocess((value, ctx) => {
+  if (Array.isArray(value)) return { in: value };
+  if (!isRecord(value)) return { eq: value };
+  if (Object.keys(value).length === 0) ctx.addIssue({ code: 'custom', message: `no condition (${FILTER_OPERATORS.join(', ')})` });
+  return value;
+}, OperatorMap);
+
+/** A rule's filter: every clause must hold on the current snapshot. */
+export const FilterSchema = z
+  .record(z.string(), Condition, { error: (issue) => `expected a map of field: condition, got ${describeValue(issue.input)}` })
+  .nullish()
+  .transform((filter) =>
+    Object.entries(filter ?? {}).map(([field, operators]) => ({
+      field,
+      conditions: FILTER_OPERATORS.filter((op) => Object.hasOwn(operators, op)).map((op) => ({ op, value: operators[op] })),
+    })),
+  );
+/** One filter entry: a dotted field path and the conditions that must all hold on it. */
+export type FilterClause = z.output<typeof FilterSchema>[number];
+
+const sourceList = SOURCES.join(', ');
+const severityList = SEVERITIES.join(', ');
+
+/** One entry of `rules:`; durations come out in milliseconds (`cooldownMs`, `digest.windowMs`). */
+export const RuleSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(RULE_NAME_PATTERN, { error: (issue) => `bad rule name ${JSON.stringify(issue.input)}: use lower-case letters, digits and dashes` }),
+    description: z.string().optional(),
+    source: z.enum(SOURCES, {
+      error: (issue) => (issue.input === undefined ? `missing (${sourceList})` : `unknown source ${JSON.stringify(issue.input)} (${sourceList})`),
+    }),
+    trigger: TriggerSchema,
+    filter: FilterSchema,
+    notify: z.array(z.string().min(1)).min(1, { error: 'needs at least one channel' }),
+    severity: z.enum(SEVERITIES, { error: (issue) => `unknown severity ${JSON.stringify(issue.input)} (${severityList})` }).default('info'),
+    cooldown: Duration.optional(),
+    digest: DigestSchema.optional(),
+    template: z.string().min(1).optional(),
+  })
+  .transform(({ cooldown, ...rule }) => ({ ...rule, ...(cooldown === undefined ? {} : { cooldownMs: cooldown }) }));
+
+/** A rule as parsed, with where it is written (for messages). */
+export type Rule = z.output<typeof RuleSchema> & { file: string; line: number };
+
+/** The keys a rule may have, for messages. */
+export const RULE_KEYS = Object.keys(RuleSchema.in.shape);
 
 const EMAIL_ADDRESS = /^[^\s@<>,;]+@[^\s@<>,;]+$/;
 
 /** Standard Webhooks secret: `whsec_` and standard base64 of 24 to 64 bytes. */
-export function isWebhookSecret(secret: string): boolean {
+function isWebhookSecret(secret: string): boolean {
   const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
   if (!match || match[1]!.length % 4 !== 0) return false;
   const bytes = Buffer.from(match[1]!, 'base64');
   return bytes.toString('base64') === match[1] && bytes.length >= 24 && bytes.length <= 64;
 }
 
-export const CHANNEL_SCHEMAS = {
-  slack: z.strictObject({ type: z.literal('slack'), channel: z.string().min(1) }),
-  email: z.strictObject({
+const CHANNEL_OPTIONS = [
+  z.strictObject({ type: z.literal('slack'), channel: z.string().min(1) }),
+  z.strictObject({
     type: z.literal('email'),
     to: z
       .union([z.string(), z.array(z.string()).min(1)])
@@ -175,7 +246,7 @@ export const CHANNEL_SCHEMAS = {
         });
       }),
   }),
-  webhook: z.strictObject({
+  z.strictObject({
     type: z.literal('webhook'),
     url: z.string().refine(isHttpUrl, { error: 'must be an http:// or https:// URL' }),
     secret: z
@@ -184,10 +255,39 @@ export const CHANNEL_SCHEMAS = {
       .optional(),
     headers: z.record(z.string(), z.string()).default({}),
   }),
-  console: z.strictObject({ type: z.literal('console') }),
-} satisfies Record<ChannelType, z.ZodType>;
+  z.strictObject({ type: z.literal('console') }),
+] as const;
 
-export const CHANNEL_TYPES = Object.keys(CHANNEL_SCHEMAS) as ChannelType[];
+const CHANNEL_TYPES = CHANNEL_OPTIONS.map((option) => option.shape.type.value);
+
+/** The keys of each channel type, for messages. */
+export const CHANNEL_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(CHANNEL_OPTIONS);
+
+/** A channel as written under its name. */
+export const ChannelSchema = z.discriminatedUnion('type', CHANNEL_OPTIONS, {
+  error: typedMapError(CHANNEL_TYPES, { missingType: 'missing type', unknownType: 'unknown channel type' }),
+});
+/** A channel with its name (the key it is declared under). */
+export type Channel = z.output<typeof ChannelSchema> & { name: string };
+
+/** The keys of each option of a union chosen by `type`. */
+function keysByType(options: ReadonlyArray<{ shape: { type: { value: string } } }>): Map<string, string[]> {
+  return new Map(options.map((option) => [option.shape.type.value, Object.keys(option.shape)]));
+}
+
+/**
+ * Messages of a union chosen by `type`: not a map, or its type missing or unknown. A type's
+ * message names its own place (`trigger: missing type`), so it is shown as it is.
+ */
+function typedMapError(types: readonly string[], words: { missingType: string; unknownType: string }): z.core.$ZodErrorMap {
+  const list = types.join(', ');
+  return (issue) => {
+    if (issue.code === 'invalid_type' && issue.input !== undefined) return `expected a map with a type (${list}), got ${describeValue(issue.input)}`;
+    if (issue.code !== 'invalid_union' || !isRecord(issue.input)) return undefined;
+    const type = issue.input.type;
+    return type === undefined ? `${words.missingType} (${list})` : `${words.unknownType} ${JSON.stringify(type)} (${list})`;
+  };
+}
 
 function isHttpUrl(text: string): boolean {
   try {

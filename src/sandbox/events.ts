@@ -46,8 +46,6 @@ export interface SimEvent {
   reports: ReportVersion[];
 }
 
-export const TRUST_LABELS = ['Avoid', 'High Risk', 'Caution', 'Good', 'Strong'] as const;
-
 export function trustLabelFor(score: number): string {
   if (score >= 80) return 'Strong';
   if (score >= 65) return 'Good';

@@ -1,6 +1,7 @@
 // One poll cycle: every source polled once (a failing source does not stop the others), then the
 // deliveries that are due. The daemon and `poll --once` both call this.
-import type { Alert, Rule, SourceName } from '../core/types.ts';
+import type { Alert, SourceName } from '../core/types.ts';
+import type { Rule } from '../rules/index.ts';
 import { errorStatus, pollEvents, pollKpis, pollReports, pollRuns, type PollContext, type PollResult, type ResearchApi } from '../sources/index.ts';
 import { markPollError, pruneSnapshots, type Store } from '../store/index.ts';
 

@@ -1,6 +1,7 @@
 // Stores one page of snapshots and the alerts they cause, in one transaction: the snapshot, the
 // rules' memory and the alerts with their deliveries commit together or not at all.
-import type { Alert, Rule, RuleState, Snapshot, SourceName } from '../core/types.ts';
+import type { Alert, RuleState, Snapshot, SourceName } from '../core/types.ts';
+import type { Rule } from '../rules/index.ts';
 import { evaluate } from '../rules/index.ts';
 import type { Store } from '../store/index.ts';
 import { hotStatements } from '../store/index.ts';

@@ -1,6 +1,7 @@
 // Routes an outgoing message to its channel's adapter, rendered for that kind of channel.
 import type { Config } from '../config.ts';
-import type { Alert, Channel, DeliveryOutcome, Rule } from '../core/types.ts';
+import type { Alert, DeliveryOutcome } from '../core/types.ts';
+import type { Channel, Rule } from '../rules/index.ts';
 import {
   createConsoleNotifier,
   createEmailNotifier,

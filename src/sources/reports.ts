@@ -2,7 +2,8 @@
 // recently checked first, within a per-poll request budget. The venue and report key of an event
 // are learned once from its detail; an event whose detail answers 404 is skipped until its turn
 // comes round again.
-import type { FilterClause, Rule, Snapshot } from '../core/types.ts';
+import type { Snapshot } from '../core/types.ts';
+import type { FilterClause, Rule } from '../rules/index.ts';
 import { matchesFilter } from '../rules/index.ts';
 import { ingestPage } from '../service/ingest.ts';
 import { hotStatements, markPollSuccess } from '../store/index.ts';

@@ -1,5 +1,6 @@
 // What the pollers need from the research API, declared here by the code that uses it.
-import type { Alert, Rule, SourceName } from '../core/types.ts';
+import type { Alert, SourceName } from '../core/types.ts';
+import type { Rule } from '../rules/index.ts';
 import type { Store } from '../store/index.ts';
 
 export interface Page<T> {

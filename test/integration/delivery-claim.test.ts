@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import type { Channel } from '../../src/core/types.ts';
+import type { Channel } from '../../src/rules/index.ts';
 import { deliverDue } from '../../src/notify/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';

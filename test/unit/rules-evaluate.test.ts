@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Rule, RuleState, Snapshot, SourceName, Trigger } from '../../src/core/types.ts';
+import type { RuleState, Snapshot, SourceName } from '../../src/core/types.ts';
+import type { Rule, Trigger } from '../../src/rules/index.ts';
 import { evaluate } from '../../src/rules/evaluate.ts';
 
 const NOW = new Date('2026-11-21T18:00:00Z');
@@ -89,7 +90,7 @@ describe('crosses', () => {
       { field: 'confidence_score', from: 6, to: 7 },
     ]);
     const negative = evaluate(above10abs, edge(-5), edge(-12), undefined, NOW);
-    expect(negative.summary).toBe('Fed decision December: edge -12 pp crossed above 10 pp in absolute value');
+    expect(negative.summary).toBe('Fed decision December: edge -12.0 pp crossed above 10 pp in absolute value');
   });
 });
 
@@ -262,7 +263,7 @@ describe('appears', () => {
 
   it.each([r, dotted])('summary uses formatted ($trigger.field)', (ru) => {
     const result = evaluate(ru, kpi(null), kpi(value), undefined, NOW);
-    expect(result.summary).toBe('Acme Q3 deliveries: actual 1.2M appeared');
+    expect(result.summary).toBe('Acme — Q3 deliveries: actual 1.2M appeared');
     expect(result.changes[0]).toEqual({ field: ru.trigger.type === 'new' ? '' : ru.trigger.field, from: null, to: ru === r ? value : 1_200_000 });
   });
 });

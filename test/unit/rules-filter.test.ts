@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FilterClause, FilterOperator } from '../../src/core/types.ts';
+import type { FilterClause, FilterOperator } from '../../src/rules/index.ts';
 import { matchesFilter } from '../../src/rules/filter.ts';
 import { getPath } from '../../src/rules/path.ts';
 

@@ -1,5 +1,6 @@
 // Standard output: the lines rendered for the console (render/console-line.ts), one per alert.
-import { delivered, errorMessage, failed } from './outcome.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface ConsoleNotifierOptions {

@@ -2,7 +2,8 @@
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { DeliveryOutcome } from '../../core/types.ts';
 import { redact } from '../../core/redact.ts';
-import { delivered, errorMessage, failed } from './outcome.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface EmailMessage {

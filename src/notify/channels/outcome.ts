@@ -5,7 +5,3 @@ export const delivered: DeliveryOutcome = { ok: true };
 export function failed(retryable: boolean, error: string, retryAfterMs?: number): DeliveryOutcome {
   return retryAfterMs !== undefined ? { ok: false, retryable, error, retryAfterMs } : { ok: false, retryable, error };
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

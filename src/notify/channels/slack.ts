@@ -11,7 +11,8 @@ import {
 } from '@slack/web-api';
 import type { DeliveryOutcome } from '../../core/types.ts';
 import { redact } from '../../core/redact.ts';
-import { delivered, errorMessage, failed } from './outcome.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface SlackMessage {

@@ -3,7 +3,8 @@ import { request, type Dispatcher } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryOutcome } from '../../core/types.ts';
 import { parseRetryAfter } from '../../core/retry-after.ts';
-import { delivered, errorMessage, failed } from './outcome.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
 
 export interface WebhookMessage {

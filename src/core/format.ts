@@ -1,53 +1,17 @@
-// Display formatting of API values, for a trader reading at a glance. Pure.
+// Display formatting of API values, for a trader reading at a glance: the one formatter of
+// summaries (rules) and messages (render). Pure.
+import { isRecord } from './values.ts';
 
 export const DASH = '—';
-
-const FIELD_LABELS: Record<string, string> = {
-  edge_pp: 'Edge',
-  abs_edge_pp: 'Edge (absolute)',
-  model_probability: 'Model probability',
-  market_probability: 'Market probability',
-  confidence_score: 'Confidence',
-  expected_return: 'Expected return',
-  r_score: 'R-score',
-  total_volume: 'Volume',
-  total_open_interest: 'Open interest',
-  close_time: 'Closes',
-  trust_label: 'Trust',
-  trust_score: 'Trust score',
-  near_settled: 'Near settled',
-  market_implied: 'Market-implied',
-  octagon_estimate_value: 'Model',
-  edge_absolute_value: 'Edge (model - market)',
-  company_guidance: 'Guidance',
-  liquidity_tier: 'Liquidity',
-  evidence_grade: 'Evidence grade',
-  model_probability_source: 'Probability source',
-  series_category: 'Category',
-  status: 'Status',
-  signal: 'Signal',
-  actual: 'Actual',
-  actual_source: 'Actual source',
-  run_id: 'Run',
-};
 
 /** `model_probability_source` -> `model probability source`. */
 export function words(text: string): string {
   return text.replace(/[_-]+/g, ' ').trim();
 }
 
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** A field name as a label: `edge_pp` -> `Edge`, `actual.value` -> `Actual`. */
-export function fieldLabel(field: string): string {
-  const known = FIELD_LABELS[field];
-  if (known !== undefined) return known;
-  const head = field.split('.')[0] ?? field;
-  const headKnown = FIELD_LABELS[head];
-  if (headKnown !== undefined) return headKnown;
-  return capitalize(words(field.replace(/_pp$/, '')));
+/** Text on one line: runs of white space (line breaks included) as one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 function fixed(n: number, digits = 1): string {
@@ -65,16 +29,12 @@ export function percent(n: number): string {
   return `${fixed(n)}%`;
 }
 
-export function compactNumber(n: number): string {
+function compactNumber(n: number): string {
   const abs = Math.abs(n);
   if (abs >= 1e9) return `${fixed(n / 1e9)}B`;
   if (abs >= 1e6) return `${fixed(n / 1e6)}M`;
   if (abs >= 1e3) return `${fixed(n / 1e3)}K`;
   return Number.isInteger(n) ? String(n) : fixed(n, 2);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A KPI value object `{value, unit, formatted}` as shown: its `formatted`, else value and unit. */
