@@ -4,8 +4,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, waitFor, type DaemonChild } from '../helpers/daemon.ts';
+import { startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/pipeline.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { mulberry32 } from './harness.ts';
 import { mutate } from './rule-mutations.ts';
 

@@ -5,9 +5,10 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, startWebhookReceiver, waitFor, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { startDaemonChild, startWebhookReceiver, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/pipeline.ts';
 import { startStalledSmtp, type StalledSmtp } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let sandbox: Sandbox;
 let receiver: WebhookReceiver;

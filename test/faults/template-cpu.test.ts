@@ -5,8 +5,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, startWebhookReceiver, waitFor, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { startDaemonChild, startWebhookReceiver, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/pipeline.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 // Heavy only on real alerts: the sample alert that loading renders takes the other branch (a
 // template heavy on every alert is refused by validate and at start).

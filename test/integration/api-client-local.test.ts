@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { ApiError, backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
 
 const KEY = 'sk-test-SECRET-4242';
@@ -295,7 +295,7 @@ describe('api client on a local server', () => {
     expect(err).toMatchObject({ code: 'response_too_large', retryable: false, resource: 'events list' });
     expect(err.message).toContain('GET /predictions/events sent more than 1048576 bytes, over the 1 MB limit');
     expect(received).toHaveLength(1);
-    await waitFor(() => closedEarly, 5_000, 'the server to see the connection closed');
+    await waitFor('the server to see the connection closed', () => closedEarly, 5_000);
     expect(written).toBeLessThan(16 * MB);
   });
 

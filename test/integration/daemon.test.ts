@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { tempDir } from '../helpers/pipeline.ts';
-import { getJson, getText, metricValue, startDaemonChild, startWebhookReceiver, waitFor, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { getJson, getText, metricValue, startDaemonChild, startWebhookReceiver, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const API_KEY = 'daemon-test-key';
 

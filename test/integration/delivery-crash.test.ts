@@ -11,7 +11,8 @@ import { openStore } from '../../src/store/index.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
 import { deliveryRows, type DeliveryRow } from '../helpers/delivery.ts';
 import { tempDir, TEMPLATES_DIR } from '../helpers/pipeline.ts';
-import { answer, startWebhookReceiver, waitFor, type WebhookReceiver } from '../helpers/receivers.ts';
+import { answer, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const KEY = 'crash-test-key';
 const SECRET = `whsec_${Buffer.from('crash-test-secret-0123456789abcd').toString('base64')}`;
@@ -97,7 +98,7 @@ rules:
     proc.stderr?.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.on('exit', (_code, signal) => resolve(signal)));
 
-    await waitFor(() => r.requests.length === 5 && held.length === 1, 60_000, 'five webhook requests, one held');
+    await waitFor('five webhook requests, one held', () => r.requests.length === 5 && held.length === 1, 60_000);
     // The four answered deliveries are recorded before the kill: only the held one is in doubt.
     const victim = r.requests[0]!.headers['webhook-id'] as string;
     let rows: DeliveryRow[] = [];
@@ -105,7 +106,7 @@ rules:
       rows = await rowsOf(db);
       return rows.filter((row) => row.status === 'delivered').length === 4;
     };
-    await waitFor(recorded, 10_000, `four recorded deliveries (child output: ${output})`);
+    await waitFor(`four recorded deliveries (child output: ${output})`, recorded, 10_000);
     proc.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     held.splice(0).forEach((res) => res.destroy());

@@ -5,8 +5,9 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { childEnv, REPO, startDaemonChild, waitFor, type DaemonChild } from '../helpers/daemon.ts';
+import { childEnv, REPO, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/pipeline.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dir: string;
 let daemon: DaemonChild | undefined;

@@ -8,8 +8,9 @@ import { readConfig } from '../../src/config.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { createDaemon, type Daemon } from '../../src/service/daemon.ts';
 import { createLogger } from '../../src/service/logger.ts';
-import { getJson, waitFor } from '../helpers/daemon.ts';
+import { getJson } from '../helpers/daemon.ts';
 import { TEMPLATES_DIR, tempDir } from '../helpers/pipeline.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const SCRIPT = '<script>window.__pwned = 1</script>';
 
