@@ -5,9 +5,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, startWebhookReceiver, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/pipeline.ts';
-import { startStalledSmtp, type StalledSmtp } from '../helpers/receivers.ts';
+import { startStalledSmtp, startWebhookReceiver, type StalledSmtp, type WebhookReceiver } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 let sandbox: Sandbox;
@@ -44,7 +44,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const delivered = (tickers: string[]) => () => tickers.every((t) => receiver.requests.some((r) => r.body.entity === t));
+const delivered = (tickers: string[]) => () => tickers.every((t) => receiver.requests.some((r) => r.json().entity === t));
 
 it('delivers webhooks within seconds while every email waits on a silent SMTP server', { timeout: 120_000 }, async () => {
   const d = (daemon = await startDaemonChild({

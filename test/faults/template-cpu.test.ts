@@ -5,8 +5,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, startWebhookReceiver, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/pipeline.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 // Heavy only on real alerts: the sample alert that loading renders takes the other branch (a
@@ -95,7 +96,7 @@ it('keeps /healthz answering within 2 s while deliveries fail on a CPU-burning t
   // Each dead at its first attempt, with the template's place; nothing printed; webhooks all went.
   for (const line of dead()) expect(String(line.error)).toMatch(/^template .*burn\.text\.liquid:\d+:\d+: template render limit exceeded$/);
   expect(d.stdout().filter((line) => line.includes('new-events'))).toEqual([]);
-  await waitFor('every webhook', () => tickers.every((t) => receiver.requests.some((r) => r.body.entity === t)), 15_000);
+  await waitFor('every webhook', () => tickers.every((t) => receiver.requests.some((r) => r.json().entity === t)), 15_000);
   expect(d.logs().filter((line) => line.channel === 'screen' && line.outcome === 'retrying')).toEqual([]);
 
   // A stop while another batch burns is prompt.

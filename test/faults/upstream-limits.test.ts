@@ -76,7 +76,7 @@ async function hostilePoll(scene: Scene, fault: Omit<Fault, 'path'>): Promise<{ 
   sandbox.inject({ path: EVENTS_PATH, method: 'GET', ...fault });
   const result = await runCli(['poll', '--once'], scene.env, { timeoutMs: 120_000 });
   const eventRequests = sandbox.requests.filter((r) => r.path === EVENTS_PATH).length;
-  const kpiAlerts = receiver.requests.map((r) => JSON.parse(r.body) as { rule: string; entity: string }).map((a) => `${a.rule} ${a.entity}`);
+  const kpiAlerts = receiver.requests.map((r) => r.json()).map((a) => `${String(a.rule)} ${String(a.entity)}`);
   expect(kpiAlerts.sort()).toEqual(landed.map((id) => `kpi-actual ${id}`).sort());
   return { result, eventRequests, kpiAlerts };
 }

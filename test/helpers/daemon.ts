@@ -1,7 +1,5 @@
-// `edgewatch run` in a child process, a local webhook receiver, and small waiting helpers.
+// `edgewatch run` in a child process, and small helpers to read its HTTP endpoints.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { waitFor } from './wait.ts';
 
@@ -102,50 +100,6 @@ export async function startDaemonChild(env: Record<string, string>, options: { c
     throw error;
   }
   return daemon;
-}
-
-export interface ReceivedRequest {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-export interface WebhookReceiver {
-  url: string;
-  requests: ReceivedRequest[];
-  /** While true, requests are held unanswered (until release() or the sender gives up). */
-  hold: boolean;
-  release(): void;
-  waitFor(what: string, match: (request: ReceivedRequest) => boolean, timeoutMs?: number): Promise<ReceivedRequest>;
-  close(): Promise<void>;
-}
-
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const held: ServerResponse[] = [];
-  const requests: ReceivedRequest[] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body: JSON.parse(text) as Record<string, unknown> });
-      if (receiver.hold) held.push(res);
-      else res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const receiver: WebhookReceiver = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    requests,
-    hold: false,
-    release() {
-      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(200).end('ok');
-    },
-    waitFor: (what, match, timeoutMs = 15_000) => waitFor(`webhook: ${what}`, () => requests.find(match), timeoutMs),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  return receiver;
 }
 
 export async function getJson(url: string): Promise<{ status: number; body: Record<string, any> }> {

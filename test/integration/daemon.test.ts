@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { tempDir } from '../helpers/pipeline.ts';
-import { getJson, getText, metricValue, startDaemonChild, startWebhookReceiver, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import { getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { answer, holdOpen, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const API_KEY = 'daemon-test-key';
@@ -67,7 +68,7 @@ async function baselineDone(daemon: DaemonChild): Promise<void> {
   await waitFor('events baseline', async () => (await getJson(`${daemon.url}healthz`)).body.sources.events.last_success_at !== null);
 }
 
-const alertFor = (rule: string, entity: string) => (r: { body: Record<string, unknown> }) => r.body.rule === rule && r.body.entity === entity;
+const alertFor = (rule: string, entity: string) => (r: WebhookRequest) => r.json().rule === rule && r.json().entity === entity;
 
 beforeEach(async () => {
   sandbox = await startSandbox({ port: 0, apiKey: API_KEY, events: 20, kpis: 5 });
@@ -98,8 +99,8 @@ describe('edgewatch run', () => {
 
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const request = await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
-    expect(request.headers['webhook-id']).toBe(request.body.id);
-    expect(request.body).toMatchObject({ type: 'alert', source: 'events', trigger: 'crosses' });
+    expect(request.headers['webhook-id']).toBe(request.json().id);
+    expect(request.json()).toMatchObject({ type: 'alert', source: 'events', trigger: 'crosses' });
 
     const metrics = await waitFor('the delivery counted', async () => {
       const { text } = await getText(`${daemon.url}metrics`);
@@ -186,7 +187,7 @@ describe('edgewatch run', () => {
     await daemon.waitForLog('the good reload', (l) => l.reload === 'ok' && l.rules === 2);
     sandbox.world.updateEvent(tickers[2]!, { edge_pp: 5 });
     await receiver.waitFor('the new rule firing', alertFor('edge-moves-3', tickers[2]!));
-    expect(receiver.requests.filter((r) => r.body.entity === tickers[2])).toHaveLength(1);
+    expect(receiver.requests.filter((r) => r.json().entity === tickers[2])).toHaveLength(1);
   }, 60_000);
 
   it('warns at start when the API key is missing, logs the 401 as an error naming EDGEWATCH_API_KEY, and /healthz answers 503 at once', async () => {
@@ -225,12 +226,12 @@ describe('edgewatch run', () => {
     expect(line).toMatchObject({ alerts: 2, waiting_for_digest: 1 });
     // The immediate one is sent; the digested one waits for its window.
     await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
-    expect(receiver.requests.filter((r) => r.body.rule === 'edge-over-10-daily')).toEqual([]);
+    expect(receiver.requests.filter((r) => r.json().rule === 'edge-over-10-daily')).toEqual([]);
   }, 60_000);
 
   it('exits 0 within 10 s on SIGTERM while a delivery is held, and the next start completes it with the same id', async () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
-    receiver.hold = true;
+    receiver.reply = holdOpen;
     const first = await startDaemon();
     await baselineDone(first);
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
@@ -241,17 +242,17 @@ describe('edgewatch run', () => {
     expect(stop.ms).toBeLessThan(10_000);
     expect(first.logs().some((l) => l.msg === 'stopped')).toBe(true);
 
-    receiver.hold = false;
+    receiver.reply = answer(200);
     const second = await startDaemon();
     const again = await receiver.waitFor('the delivery again', (r) => r !== held && r.headers['webhook-id'] === held.headers['webhook-id']);
-    expect(again.body).toEqual(held.body);
+    expect(again.json()).toEqual(held.json());
     await waitFor('the delivery counted', async () =>
       metricValue((await getText(`${second.url}metrics`)).text, 'edgewatch_deliveries_total{channel="hook",outcome="delivered"}') === 1,
     );
     const stopAgain = await second.signal('SIGTERM');
     expect(stopAgain.code).toBe(0);
     // One alert, sent twice (at least once, same id), and no second alert after the restart.
-    expect(new Set(receiver.requests.map((r) => r.body.id)).size).toBe(1);
+    expect(new Set(receiver.requests.map((r) => r.json().id)).size).toBe(1);
   }, 60_000);
 
   // The HTTP server has no authentication: it must not be reachable from other machines unless asked.

@@ -3,13 +3,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { deliverStep, deliveryRows, later } from '../helpers/delivery.ts';
 import { startPipeline, tempDir, type Pipeline } from '../helpers/pipeline.ts';
-import { answer, inTurn, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
+import { answer, inTurn, startWebhookReceiver, verifyWebhook, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 
 const SECRET = `whsec_${Buffer.from('edgewatch-webhook-test-secret-32').toString('base64')}`;
 const CONTRACT_FIELDS = ['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current'];
@@ -42,10 +41,7 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-/** A receiver's own check: the library throws unless the signature and timestamp hold. */
-function verify(request: WebhookRequest): unknown {
-  return new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>);
-}
+const verify = (request: WebhookRequest): unknown => verifyWebhook(request, SECRET);
 
 /** Baseline, then every given event armed below the threshold. */
 async function setUp(tickers: number): Promise<{ p: Pipeline; r: WebhookReceiver; events: string[] }> {
