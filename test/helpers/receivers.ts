@@ -3,7 +3,7 @@
 // can be closed (connections refused) and reopened on the same port, for outage tests.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from './wait.ts';
 
@@ -177,35 +177,55 @@ export interface ReceivedMail {
   raw: string;
 }
 
-export interface SmtpReceiver {
+export interface SmtpReceiver extends Omit<LocalServer, 'port'> {
   /** `smtp://127.0.0.1:<port>`, for SMTP_URL. */
   url: string;
   mails: ReceivedMail[];
-  close(): Promise<void>;
 }
 
-export async function startSmtp(): Promise<SmtpReceiver> {
+/** An SMTP server that records every message (no TLS, login optional); `options` change that, e.g. to refuse a recipient. */
+export async function startSmtp(options: SMTPServerOptions = {}): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
+  // A closed SMTPServer that listens again greets with 421 (shutting down): reopen starts a new one.
+  const create = () =>
+    new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      authOptional: true,
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
+          callback();
         });
-        callback();
+      },
+      ...options,
+    });
+  let server = create();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.server.off('error', reject);
+        resolve();
       });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    });
+  await listen(0);
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    reopen: () => {
+      server = create();
+      return listen(port);
+    },
+  };
 }
 
 export interface StalledSmtp {
