@@ -1,13 +1,13 @@
-// Local servers that stand in for the outside world in delivery tests, each on port 0:
-// Slack's Web API, a webhook receiver, an SMTP server. Each records what it received, and each
-// can be closed (connections refused) and reopened on the same port, for outage tests.
+// Local servers that stand in for the outside world, each on port 0: Slack's Web API, a webhook
+// receiver, an SMTP server, and a plain HTTP server for scripted answers. The stand-ins record what
+// they received, and each can be closed (connections refused) and reopened on the same port.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from './wait.ts';
 
-interface LocalServer {
+export interface LocalServer {
   port: number;
   close(): Promise<void>;
   /** Listens again on the same port after `close`. */
@@ -15,7 +15,7 @@ interface LocalServer {
 }
 
 /** An HTTP server on 127.0.0.1 that reads each request whole, then lets `handle` answer it. */
-async function startHttpServer(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<LocalServer> {
+export async function startHttpServer(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<LocalServer> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

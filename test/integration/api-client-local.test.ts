@@ -1,8 +1,8 @@
 // The API client against small local HTTP servers on port 0: retries, timeouts, error
 // envelopes, schema failures and key hygiene, each scripted exactly.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startHttpServer } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { ApiError, backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
 
@@ -25,24 +25,12 @@ afterEach(async () => {
 
 async function serve(handler: Handler): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
-      handler(req, res, received.length, body);
-    });
+  const server = await startHttpServer((req, body, res) => {
+    received.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
+    handler(req, res, received.length, body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, received };
+  cleanups.push(server.close);
+  return { url: `http://127.0.0.1:${server.port}/v1`, received };
 }
 
 function client(url: string, options: Partial<ApiClientOptions> = {}): ApiClient {
