@@ -4,21 +4,18 @@
 // in-process pipeline polled once per phase over the same scenario, every stored alert was
 // delivered, and every redelivery carried the same id. Slow (about a minute): `npm run test:faults`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { createApiClient } from '../../src/api/index.ts';
 import { loadRules } from '../../src/rules/index.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { pollSources } from '../../src/service/cycle.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { BIN, REPO, startSandboxWithRules } from '../helpers/cli.ts';
 import { answer, startWebhookReceiver } from '../helpers/receivers.ts';
 import { alertKeys, mulberry32, sample } from './harness.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const KILLS = 30;
 
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -28,8 +25,8 @@ afterEach(async () => {
 });
 
 function startDaemon(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/edgewatch.js'), 'run'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [BIN, 'run'], {
+    cwd: REPO,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -49,14 +46,10 @@ describe('daemon crashes', () => {
     cleanup.push(() => receiver.close());
     const hookUrl = receiver.url;
 
-    const sandbox: Sandbox = await startSandbox({ port: 0, seed: 5, events: 400, kpis: 20 });
-    cleanup.push(() => sandbox.close());
-    const dir = tempDir('edgewatch-daemon-kill-');
-    const rulesDir = path.join(dir, 'rules');
-    mkdirSync(rulesDir);
-    writeFileSync(
-      path.join(rulesDir, 'rules.yaml'),
-      `
+    const scene = await startSandboxWithRules({
+      sandbox: { seed: 5, events: 400, kpis: 20 },
+      dirPrefix: 'edgewatch-daemon-kill-',
+      rules: `
 channels:
   hook: { type: webhook, url: "${hookUrl}" }
 rules:
@@ -69,7 +62,9 @@ rules:
     trigger: { type: new }
     notify: [hook]
 `,
-    );
+    });
+    cleanup.push(() => scene.close());
+    const { sandbox, dir, rulesDir } = scene;
 
     // The reference: an in-process pipeline on its own database, polled once per phase.
     const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
@@ -84,11 +79,9 @@ rules:
 
     const dbPath = path.join(dir, 'daemon.db');
     const env = {
-      EDGEWATCH_API_URL: sandbox.url,
-      EDGEWATCH_API_KEY: 'daemon-key',
+      ...scene.env,
       EDGEWATCH_DB: dbPath,
-      EDGEWATCH_RULES: rulesDir,
-      EDGEWATCH_TEMPLATES: path.join(ROOT, 'templates'),
+      EDGEWATCH_TEMPLATES: path.join(REPO, 'templates'),
       EDGEWATCH_PORT: '0',
       EDGEWATCH_POLL_EVENTS: '1s',
       EDGEWATCH_POLL_KPIS: '1h',

@@ -1,10 +1,7 @@
 // `edgewatch run` in a child process, and small helpers to read its HTTP endpoints.
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import { BIN, REPO } from './cli.ts';
 import { waitFor } from './wait.ts';
-
-export const REPO = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(REPO, 'bin/edgewatch.js');
 
 export interface LogLine {
   level: number;

@@ -32,11 +32,11 @@ export function tempDir(prefix = 'edgewatch-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-/** Writes `text` as `<dir>/rules/rules.yaml` (creating the folder when needed); returns the rules folder. */
-export function writeRules(dir: string, text: string): string {
+/** Creates `<dir>/rules` when needed and writes `text` (if any) as its `rules.yaml`; returns the folder. */
+export function writeRules(dir: string, text?: string): string {
   const rulesDir = path.join(dir, 'rules');
   mkdirSync(rulesDir, { recursive: true });
-  writeFileSync(path.join(rulesDir, 'rules.yaml'), text);
+  if (text !== undefined) writeFileSync(path.join(rulesDir, 'rules.yaml'), text);
   return rulesDir;
 }
 

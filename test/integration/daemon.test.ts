@@ -1,21 +1,20 @@
 // `edgewatch run` in a child process against a sandbox with a manual clock (nothing moves unless
 // the test moves it) and a local webhook receiver.
 import { rmSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 import { getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { answer, holdOpen, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const API_KEY = 'daemon-test-key';
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
 let receiver: WebhookReceiver;
-let dir: string;
 let rulesDir: string;
 let children: DaemonChild[];
 let tickers: string[];
@@ -35,10 +34,7 @@ ${extra}`;
 
 async function startDaemon(env: Record<string, string> = {}): Promise<DaemonChild> {
   const child = await startDaemonChild({
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: API_KEY,
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: rulesDir,
+    ...scene.env,
     EDGEWATCH_PORT: '0',
     EDGEWATCH_POLL_EVENTS: '1s',
     EDGEWATCH_POLL_KPIS: '1s',
@@ -71,11 +67,9 @@ async function baselineDone(daemon: DaemonChild): Promise<void> {
 const alertFor = (rule: string, entity: string) => (r: WebhookRequest) => r.json().rule === rule && r.json().entity === entity;
 
 beforeEach(async () => {
-  sandbox = await startSandbox({ port: 0, apiKey: API_KEY, events: 20, kpis: 5 });
+  scene = await startSandboxWithRules({ sandbox: { apiKey: API_KEY, events: 20, kpis: 5 }, dirPrefix: 'edgewatch-daemon-' });
+  ({ sandbox, rulesDir } = scene);
   receiver = await startWebhookReceiver();
-  dir = tempDir('edgewatch-daemon-');
-  rulesDir = path.join(dir, 'rules');
-  await mkdir(rulesDir);
   children = [];
   tickers = sandbox.world.eventTickers().slice(0, 3);
   // Armed to start with: each crossing below is a real crossing.
@@ -85,8 +79,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const child of children) await child.kill();
   await receiver.close();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scene.close();
 });
 
 describe('edgewatch run', () => {
