@@ -8,7 +8,8 @@ import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import type { RuleProblem } from '../../src/core/types.ts';
 import { formatProblem, loadRules } from '../../src/rules/index.ts';
 import { REPO, runCli, type CliResult } from '../helpers/cli.ts';
-import { TEMPLATES_DIR, tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
+import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 import { mulberry32, type Rng } from './harness.ts';
 import { mutate } from './rule-mutations.ts';
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
-import { tempDir, writeRules } from './pipeline.ts';
+import { tempDir, writeRules } from './files.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(REPO, 'bin/edgewatch.js');

@@ -1,6 +1,5 @@
 // A pipeline on a real sandbox and a real SQLite file in a temporary folder.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/index.ts';
@@ -9,6 +8,7 @@ import { loadRules, type RuleSet } from '../../src/rules/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
 import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
 import { ALERT_CURRENT, openStore, type Store } from '../../src/store/index.ts';
+import { tempDir, writeRules } from './files.ts';
 
 export const TEMPLATES_DIR = path.resolve(import.meta.dirname, '../../templates');
 
@@ -26,18 +26,6 @@ export interface Pipeline {
   /** Close and reopen the database, as a restart would. */
   restart(): Promise<void>;
   close(): Promise<void>;
-}
-
-export function tempDir(prefix = 'edgewatch-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
-}
-
-/** Creates `<dir>/rules` when needed and writes `text` (if any) as its `rules.yaml`; returns the folder. */
-export function writeRules(dir: string, text?: string): string {
-  const rulesDir = path.join(dir, 'rules');
-  mkdirSync(rulesDir, { recursive: true });
-  if (text !== undefined) writeFileSync(path.join(rulesDir, 'rules.yaml'), text);
-  return rulesDir;
 }
 
 export interface PipelineOptions {

@@ -15,7 +15,7 @@ import { SANDBOX_POLL_INTERVALS } from '../../src/service/daemon.ts';
 import { startGeneration } from '../../src/sources/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { REPO } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const MINUTES = 5;
 /** "A few": no real minute above this, and this many at most on average. */

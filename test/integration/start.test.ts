@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { BIN, REPO } from '../helpers/cli.ts';
 import { childEnv, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 let dir: string;

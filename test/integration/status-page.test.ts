@@ -8,7 +8,8 @@ import { createDaemon, type Daemon } from '../../src/service/daemon.ts';
 import { createLogger } from '../../src/service/logger.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 import { getJson } from '../helpers/daemon.ts';
-import { TEMPLATES_DIR, writeRules } from '../helpers/pipeline.ts';
+import { writeRules } from '../helpers/files.ts';
+import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const SCRIPT = '<script>window.__pwned = 1</script>';
