@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
-import { startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { eventsBaselineDone, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { startStalledSmtp, startWebhookReceiver, type StalledSmtp, type WebhookReceiver } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -50,10 +50,7 @@ it('delivers webhooks within seconds while every email waits on a silent SMTP se
     EDGEWATCH_POLL_KPIS: '1s',
     SMTP_URL: smtp.url,
   }));
-  await waitFor('the events baseline', async () => {
-    const body = (await (await fetch(`${d.url}healthz`)).json()) as { sources: { events: { last_success_at: string | null } } };
-    return body.sources.events.last_success_at !== null;
-  });
+  await eventsBaselineDone(d.url);
 
   // More emails than sends in flight per channel, all stuck on the server.
   const first = Array.from({ length: 12 }, () => sandbox.world.addEvent());

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
-import { startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { eventsBaselineDone, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -69,10 +69,7 @@ it('keeps /healthz answering within 2 s while deliveries fail on a CPU-burning t
     EDGEWATCH_POLL_KPIS: '1s',
   }));
   await d.waitForLog('the baseline poll', (line) => line.msg === 'polled' || line.msg === 'started');
-  await waitFor('the events baseline', async () => {
-    const body = (await (await fetch(`${d.url}healthz`)).json()) as { sources: { events: { last_success_at: string | null } } };
-    return body.sources.events.last_success_at !== null;
-  });
+  await eventsBaselineDone(d.url);
 
   const tickers = Array.from({ length: ALERTS }, () => sandbox.world.addEvent());
   const dead = () => d.logs().filter((line) => line.channel === 'screen' && line.outcome === 'dead');

@@ -109,6 +109,11 @@ export async function getText(url: string): Promise<{ status: number; text: stri
   return { status: response.status, text: await response.text() };
 }
 
+/** Resolves once a daemon's first (baseline) poll of events has succeeded: what changes next fires. */
+export async function eventsBaselineDone(url: string): Promise<void> {
+  await waitFor('events baseline', async () => (await getJson(`${url}healthz`)).body.sources.events.last_success_at !== null);
+}
+
 /** The value of one Prometheus sample, e.g. metricValue(text, 'edgewatch_polls_total{source="events"}'). */
 export function metricValue(text: string, sample: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${sample} `));

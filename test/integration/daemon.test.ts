@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
-import { getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { eventsBaselineDone, getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { answer, holdOpen, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -59,11 +59,6 @@ function tryConnect(host: string, port: number): Promise<string> {
   });
 }
 
-/** The first (baseline) poll of events is done: what changes next fires. */
-async function baselineDone(daemon: DaemonChild): Promise<void> {
-  await waitFor('events baseline', async () => (await getJson(`${daemon.url}healthz`)).body.sources.events.last_success_at !== null);
-}
-
 const alertFor = (rule: string, entity: string) => (r: WebhookRequest) => r.json().rule === rule && r.json().entity === entity;
 
 beforeEach(async () => {
@@ -88,7 +83,7 @@ describe('edgewatch run', () => {
     const daemon = await startDaemon();
     expect(daemon.logs().some((l) => l.msg.includes(sandbox.url))).toBe(true);
     expect(daemon.stderr()).not.toContain(API_KEY);
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
 
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const request = await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
@@ -136,7 +131,7 @@ describe('edgewatch run', () => {
     expect(atStart.status).toBe(503);
     expect(atStart.body.rules).toMatchObject({ failed_at_start: true, rules: 1 });
     expect(atStart.body.rules.problems[0]).toMatch(/extra\.yaml:\d+:\d+: /);
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
 
     // The valid part runs.
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
@@ -212,7 +207,7 @@ describe('edgewatch run', () => {
 `),
     );
     const daemon = await startDaemon();
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const line = await daemon.waitForLog('the fired count', (l) => / alert\(s\) fired/.test(l.msg));
     expect(line.msg).toBe('2 alert(s) fired (1 waiting for a digest)');
@@ -226,7 +221,7 @@ describe('edgewatch run', () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     receiver.reply = holdOpen;
     const first = await startDaemon();
-    await baselineDone(first);
+    await eventsBaselineDone(first.url);
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const held = await receiver.waitFor('the held delivery', alertFor('edge-over-10', tickers[0]!));
 
@@ -254,7 +249,7 @@ describe('edgewatch run', () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     const daemon = await startDaemon();
     expect(daemon.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    await baselineDone(daemon); // answers on the address it logged
+    await eventsBaselineDone(daemon.url); // answers on the address it logged
     expect(await tryConnect('127.0.0.2', Number(new URL(daemon.url).port))).toBe('ECONNREFUSED');
   });
 
@@ -271,6 +266,6 @@ describe('edgewatch run', () => {
     const warning = await daemon.waitForLog('the unknown variable', (l) => l.msg.startsWith('unknown variable'));
     expect(warning.msg).toBe('unknown variable EDGEWATCH_POLL_EVNETS, did you mean EDGEWATCH_POLL_EVENTS?');
     expect(warning.level).toBe(40);
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
   });
 });

@@ -7,7 +7,7 @@ import type { Sandbox } from '../../src/sandbox/index.ts';
 import { createDaemon, type Daemon } from '../../src/service/daemon.ts';
 import { createLogger } from '../../src/service/logger.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
-import { getJson } from '../helpers/daemon.ts';
+import { eventsBaselineDone } from '../helpers/daemon.ts';
 import { writeRules } from '../helpers/files.ts';
 import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -55,7 +55,7 @@ rules:
   });
   daemon = createDaemon({ config, logger: createLogger('silent'), out: (line) => printed.push(line) });
   const { url } = await daemon.start();
-  await waitFor('events baseline', async () => (await getJson(`${url}healthz`)).body.sources.events.last_success_at !== null);
+  await eventsBaselineDone(url);
 
   sandbox.world.updateEvent(ticker!, { edge_pp: 15, name: `Fed ${SCRIPT} & "co"` });
   await waitFor('the alert printed', () => printed.some((line) => line.includes('edge-over-10')));
