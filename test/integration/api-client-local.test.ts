@@ -2,9 +2,10 @@
 // envelopes, schema failures and key hygiene, each scripted exactly.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rejection } from '../helpers/api-errors.ts';
 import { startHttpServer } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { ApiError, backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
+import { backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
 
 const KEY = 'sk-test-SECRET-4242';
 const MB = 1024 * 1024;
@@ -90,16 +91,6 @@ function allText(value: unknown, seen = new Set<unknown>()): string {
   if (value instanceof Error) parts.push(value.message, value.stack ?? '', allText(value.cause, seen));
   for (const key of Object.getOwnPropertyNames(value)) parts.push(allText((value as Record<string, unknown>)[key], seen));
   return parts.join('\n');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function collect<T>(pages: AsyncIterable<{ rows: T[] }>): Promise<T[]> {
