@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import { openStore } from '../../src/store/index.ts';
+import { alertKeys, deliveryKeys } from '../faults/harness.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 
 const CHILD = path.resolve(import.meta.dirname, '../helpers/poll-child.ts');
@@ -60,12 +61,10 @@ function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; 
   });
 }
 
-async function storedAlerts(db: string) {
+async function storedAlerts(db: string): Promise<{ alerts: string[]; deliveries: string[] }> {
   const store = await openStore(db);
   try {
-    const alerts = store.raw.prepare('SELECT id, rule, entity FROM alerts ORDER BY id').all() as Array<{ id: string }>;
-    const deliveries = store.raw.prepare('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel').all();
-    return { alerts, deliveries };
+    return { alerts: alertKeys(store), deliveries: deliveryKeys(store) };
   } finally {
     await store.close();
   }
