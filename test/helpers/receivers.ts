@@ -1,6 +1,7 @@
 // Local servers that stand in for the outside world, each on port 0: Slack's Web API, a webhook
-// receiver, an SMTP server, and a plain HTTP server for scripted answers. The stand-ins record what
-// they received, and each can be closed (connections refused) and reopened on the same port.
+// receiver, SMTP servers, and a plain HTTP server for scripted answers. The stand-ins record what
+// they received; the HTTP servers and startSmtp can be closed (connections refused) and reopened
+// on the same port, for outage tests.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
