@@ -4,22 +4,18 @@
 // in-process pipeline polled once per phase over the same scenario, every stored alert was
 // delivered, and every redelivery carried the same id. Slow (about a minute): `npm run test:faults`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { createApiClient } from '../../src/api/index.ts';
 import { loadRules } from '../../src/rules/index.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { pollSources } from '../../src/service/cycle.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { BIN, REPO, startSandboxWithRules } from '../helpers/cli.ts';
+import { answer, startWebhookReceiver } from '../helpers/receivers.ts';
 import { alertKeys, mulberry32, sample } from './harness.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const KILLS = 30;
 
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -29,8 +25,8 @@ afterEach(async () => {
 });
 
 function startDaemon(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/edgewatch.js'), 'run'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [BIN, 'run'], {
+    cwd: REPO,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -45,34 +41,15 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 
 describe('daemon crashes', () => {
   it(`delivers every alert of an uninterrupted run, with stable ids, across ${KILLS} SIGKILLs`, { timeout: 240_000 }, async () => {
-    // The webhook receiver: every request recorded by its webhook-id.
-    const received = new Map<string, number>();
-    const bodyIds: string[] = [];
-    const server: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const id = String(req.headers['webhook-id']);
-        received.set(id, (received.get(id) ?? 0) + 1);
-        bodyIds.push(`${id} ${(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id}`);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }));
-    const hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    // The webhook receiver: every request recorded.
+    const receiver = await startWebhookReceiver(answer(204));
+    cleanup.push(() => receiver.close());
+    const hookUrl = receiver.url;
 
-    const sandbox: Sandbox = await startSandbox({ port: 0, seed: 5, events: 400, kpis: 20 });
-    cleanup.push(() => sandbox.close());
-    const dir = tempDir('edgewatch-daemon-kill-');
-    const rulesDir = path.join(dir, 'rules');
-    mkdirSync(rulesDir);
-    writeFileSync(
-      path.join(rulesDir, 'rules.yaml'),
-      `
+    const scene = await startSandboxWithRules({
+      sandbox: { seed: 5, events: 400, kpis: 20 },
+      dirPrefix: 'edgewatch-daemon-kill-',
+      rules: `
 channels:
   hook: { type: webhook, url: "${hookUrl}" }
 rules:
@@ -85,7 +62,9 @@ rules:
     trigger: { type: new }
     notify: [hook]
 `,
-    );
+    });
+    cleanup.push(() => scene.close());
+    const { sandbox, dir, rulesDir } = scene;
 
     // The reference: an in-process pipeline on its own database, polled once per phase.
     const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
@@ -100,11 +79,9 @@ rules:
 
     const dbPath = path.join(dir, 'daemon.db');
     const env = {
-      EDGEWATCH_API_URL: sandbox.url,
-      EDGEWATCH_API_KEY: 'daemon-key',
+      ...scene.env,
       EDGEWATCH_DB: dbPath,
-      EDGEWATCH_RULES: rulesDir,
-      EDGEWATCH_TEMPLATES: path.join(ROOT, 'templates'),
+      EDGEWATCH_TEMPLATES: path.join(REPO, 'templates'),
       EDGEWATCH_PORT: '0',
       EDGEWATCH_POLL_EVENTS: '1s',
       EDGEWATCH_POLL_KPIS: '1h',
@@ -166,8 +143,9 @@ rules:
     expect(state.alerts).toEqual(expected);
     expect(state.undelivered).toBe(0);
     const storedIds = expected.map((k) => k.split(' ')[2]!).sort();
-    expect([...received.keys()].sort()).toEqual(storedIds);
+    const headerIds = receiver.requests.map((request) => String(request.headers['webhook-id']));
+    expect([...new Set(headerIds)].sort()).toEqual(storedIds);
     // A redelivery carries the same id in its header and body.
-    for (const line of bodyIds) expect(line.split(' ')[0]).toBe(line.split(' ')[1]);
+    for (const request of receiver.requests) expect(String(request.headers['webhook-id'])).toBe(request.json().id);
   });
 });

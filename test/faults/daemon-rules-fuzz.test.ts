@@ -1,11 +1,12 @@
 // Bad rules, fuzzed, against the running daemon: every damaged save is reloaded and reported with
 // its file and line, the daemon never crashes, and the last good rules keep firing.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, waitFor, type DaemonChild } from '../helpers/daemon.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { mulberry32 } from './harness.ts';
 import { mutate } from './rule-mutations.ts';
 
@@ -26,30 +27,24 @@ rules:
     cooldown: 1h
 `;
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
-let dir: string;
 let daemon: DaemonChild | undefined;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0 });
-  dir = tempDir('edgewatch-daemon-fuzz-');
-  mkdirSync(path.join(dir, 'rules'));
-  writeFileSync(path.join(dir, 'rules', 'rules.yaml'), VALID);
+  scene = await startSandboxWithRules({ rules: VALID, dirPrefix: 'edgewatch-daemon-fuzz-' });
+  sandbox = scene.sandbox;
 });
 
 afterAll(async () => {
   await daemon?.kill();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scene.close();
 });
 
 it('survives damaged rule files, reports each problem with file and line, and keeps firing', { timeout: 90_000 }, async () => {
-  const file = path.join(dir, 'rules', 'rules.yaml');
+  const file = path.join(scene.rulesDir, 'rules.yaml');
   daemon = await startDaemonChild({
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: 'fuzz',
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: path.join(dir, 'rules'),
+    ...scene.env,
     EDGEWATCH_PORT: '0',
     EDGEWATCH_POLL_EVENTS: '1s',
     EDGEWATCH_POLL_KPIS: '1s',

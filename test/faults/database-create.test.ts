@@ -7,7 +7,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta, MIGRATIONS_DIR, openStore, setMeta } from '../../src/store/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const CHILD = path.resolve(import.meta.dirname, '../helpers/open-child.ts');
 const KILLS = 25;

@@ -1,68 +1,25 @@
 // Shared pieces of the fault suite: a pipeline rig on its own sandbox and database, seeded
 // randomness, and the views of a database that two runs are compared by.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/index.ts';
-import { loadRules, type RuleSet } from '../../src/rules/index.ts';
 import { mulberry32, type Rng } from '../../src/sandbox/random.ts';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
-import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
-import { openStore, type Store } from '../../src/store/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import type { Store } from '../../src/store/index.ts';
+import { startPipeline, type Pipeline, type PipelineOptions } from '../helpers/pipeline.ts';
 
 export { mulberry32, type Rng };
 
-export interface Rig {
-  dir: string;
-  dbPath: string;
-  sandbox: Sandbox;
-  api: ApiClient;
-  store: Store;
-  ruleSet: RuleSet;
-  poll(): Promise<PollSourcesReport>;
-  close(): Promise<void>;
-}
+/** One independent run of the pipeline: its own sandbox, API client and fresh SQLite file. */
+export type Rig = Pipeline;
 
-export interface RigOptions {
-  rules: string;
-  sandbox?: SandboxOptions;
-  /** Api client options beyond the base URL and key. */
-  client?: Omit<ApiClientOptions, 'baseUrl' | 'apiKey'>;
-  busyTimeoutMs?: number;
-  reportsBudget?: number;
-  /** Whether slack and email transports count as configured when the rules are checked. */
-  transports?: { slack: boolean; email: boolean };
-}
+export type RigOptions = Omit<PipelineOptions, 'templates' | 'dirPrefix'>;
 
-/** A sandbox, an API client and a fresh SQLite file: one independent run of the pipeline. */
-export async function startRig(options: RigOptions): Promise<Rig> {
-  const dir = tempDir('edgewatch-fault-');
-  const rulesDir = path.join(dir, 'rules');
-  mkdirSync(rulesDir);
-  writeFileSync(path.join(rulesDir, 'rules.yaml'), options.rules);
-  const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: options.transports ?? { slack: false, email: false } });
-  if (ruleSet.problems.length > 0) throw new Error(`test rules invalid: ${JSON.stringify(ruleSet.problems)}`);
-  const sandbox = await startSandbox({ port: 0, ...options.sandbox });
-  const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'fault-key', retries: 0, backoffBaseMs: 5, ...options.client });
-  const dbPath = path.join(dir, 'edgewatch.db');
-  const store = await openStore(dbPath, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
-  return {
-    dir,
-    dbPath,
-    sandbox,
-    api,
-    store,
-    ruleSet,
-    poll: () => pollSources({ store, api, rules: ruleSet.rules, now: () => sandbox.now(), reportsBudget: options.reportsBudget ?? 200 }),
-    close: async () => {
-      await store.close();
-      await api.close();
-      await sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/** A pipeline with the fault suite's defaults: the client's own timeout, fast backoff, a larger reports budget. */
+export function startRig(options: RigOptions): Promise<Rig> {
+  return startPipeline({
+    ...options,
+    client: { timeoutMs: 15_000, backoffBaseMs: 5, ...options.client },
+    reportsBudget: options.reportsBudget ?? 200,
+    dirPrefix: 'edgewatch-fault-',
+  });
 }
 
 /** What two runs must agree on: the alerts (by rule, entity and id) and their deliveries. */

@@ -1,18 +1,18 @@
 // Bad rules, fuzzed: rule files mutated at random (seeded) by deleting, duplicating and swapping
 // lines, re-indenting, flipping value types, inserting garbage and truncating. Validation never
 // throws, and every problem names a file of the folder and a line within that file.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import type { RuleProblem } from '../../src/core/types.ts';
 import { formatProblem, loadRules } from '../../src/rules/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { REPO, runCli, type CliResult } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/files.ts';
+import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 import { mulberry32, type Rng } from './harness.ts';
 import { mutate } from './rule-mutations.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = `whsec_${Buffer.from('rules-fuzz-secret-0123456789ab').toString('base64')}`;
 
 /** Every construct of the format, so that mutations reach every branch of the checks. */
@@ -103,28 +103,16 @@ function checkProblem(problem: RuleProblem, counts: Map<string, number>): void {
   expect(formatProblem(problem)).toMatch(/^.+:\d+:\d+: \S/);
 }
 
-function validateCli(rulesDir: string, dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/edgewatch.js'), 'validate'], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        EDGEWATCH_RULES: rulesDir,
-        EDGEWATCH_TEMPLATES: path.join(ROOT, 'templates'),
-        EDGEWATCH_DB: path.join(dir, 'cli.db'),
-        PIPELINE_SECRET: SECRET,
-        SLACK_BOT_TOKEN: 'xoxb-fuzz',
-        SMTP_URL: 'smtp://127.0.0.1:2525',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function validateCli(rulesDir: string, dir: string): Promise<CliResult> {
+  const env = {
+    EDGEWATCH_RULES: rulesDir,
+    EDGEWATCH_TEMPLATES: TEMPLATES_DIR,
+    EDGEWATCH_DB: path.join(dir, 'cli.db'),
+    PIPELINE_SECRET: SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-fuzz',
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+  };
+  return runCli(['validate'], env, { cwd: dir });
 }
 
 let dirs: string[] = [];
@@ -140,7 +128,7 @@ function sampleFolder(rng: Rng, sample: number): string {
   mkdirSync(rulesDir);
   // The fuzzed file beside an untouched example file, so that problems can name either.
   writeFileSync(path.join(rulesDir, 'a-fuzzed.yaml'), mutate(BASE, rng));
-  writeFileSync(path.join(rulesDir, 'b-runs.yml'), readFileSync(path.join(ROOT, 'rules/runs.yaml'), 'utf8'));
+  writeFileSync(path.join(rulesDir, 'b-runs.yml'), readFileSync(path.join(REPO, 'rules/runs.yaml'), 'utf8'));
   return rulesDir;
 }
 

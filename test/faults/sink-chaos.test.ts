@@ -2,95 +2,61 @@
 // ok: false, 421, connection refused while the server is closed) and recover. The outbox, driven by
 // an advancing clock and a small retry policy, delivers every alert once to each of them; a sink
 // that never recovers ends dead and visible, and the others are unaffected.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
-import { Webhook } from 'standardwebhooks';
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../src/notify/index.ts';
 import { loadTemplates } from '../../src/render/index.ts';
 import { createChannelSender, GROUPING_KINDS } from '../../src/service/senders.ts';
 import { listAlerts } from '../../src/store/index.ts';
 import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
+import { mailHeader, startSlackApi, startSmtp, startWebhookReceiver, verifyWebhook, type ReceivedMail } from '../helpers/receivers.ts';
 import { mulberry32, startRig, type Rig } from './harness.ts';
 
 const SECRET = `whsec_${Buffer.from('fault-suite-secret-0123456789abcdef').toString('base64')}`;
 
 type Mode = 'up' | 'error' | 'closed';
 
-/** A server that can be made to fail, closed (connection refused) and reopened on its port. */
+/** A stand-in that can be made to fail, closed (connection refused) and reopened on its port. */
 interface Sink {
   mode: Mode;
-  port: number;
+  /** Where the sender reaches it (a webhook url, SLACK_API_URL, SMTP_URL). */
+  url: string;
   setMode(mode: Mode): Promise<void>;
   close(): Promise<void>;
 }
 
-function reopenable(listen: (port: number) => Promise<number>, close: () => Promise<void>): Promise<Sink> {
-  return listen(0).then((port) => {
-    const sink: Sink = {
-      mode: 'up',
-      port,
-      async setMode(mode) {
-        if (mode === sink.mode) return;
-        if (mode === 'closed') await close();
-        else if (sink.mode === 'closed') await listen(port);
-        sink.mode = mode;
-      },
-      close: async () => {
-        if (sink.mode !== 'closed') await close();
-      },
-    };
-    return sink;
-  });
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
-/** An HTTP sink: `handle` answers while up; `failure` while in error mode. */
-async function httpSink(
-  handle: (req: IncomingMessage, body: string, res: ServerResponse) => void,
-  failure: (res: ServerResponse, n: number) => void,
-): Promise<Sink> {
-  let server: Server | undefined;
-  let failures = 0;
-  const sinkRef: { sink?: Sink } = {};
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const s = createServer((req, res) => {
-        void readBody(req).then((body) => {
-          if (sinkRef.sink?.mode === 'error') return failure(res, failures++);
-          try {
-            handle(req, body, res);
-          } catch (error) {
-            // A malformed request is recorded and refused (4xx: dead, which the test would see).
-            protocolErrors.push((error as Error).message);
-            json(res, 400, { error: 'bad request' });
-          }
-        });
-      });
-      s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
-      server = s;
-    });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      const s = server!;
-      s.closeAllConnections();
-      s.close(() => resolve());
-    });
-  sinkRef.sink = await reopenable(listen, close);
-  return sinkRef.sink;
+function withModes(server: { close(): Promise<void>; reopen(): Promise<void> }, url: string): Sink {
+  const sink: Sink = {
+    mode: 'up',
+    url,
+    async setMode(mode) {
+      if (mode === sink.mode) return;
+      if (mode === 'closed') await server.close();
+      else if (sink.mode === 'closed') await server.reopen();
+      sink.mode = mode;
+    },
+    close: () => server.close(),
+  };
+  return sink;
 }
 
 /** Requests a sink could not accept (bad signature, no id): must stay empty. */
 const protocolErrors: string[] = [];
+
+/** A reply that answers with `handle` while the sink is up and with `failure` in error mode. */
+function failing<Request>(sink: Sink, handle: (request: Request, res: ServerResponse) => void, failure: (res: ServerResponse, n: number) => void) {
+  let failures = 0;
+  return (request: Request, res: ServerResponse): void => {
+    if (sink.mode === 'error') return failure(res, failures++);
+    try {
+      handle(request, res);
+    } catch (error) {
+      // A malformed request is recorded and refused (4xx: dead, which the test would see).
+      protocolErrors.push((error as Error).message);
+      json(res, 400, { error: 'bad request' });
+    }
+  };
+}
 
 /** Counts of accepted requests by idempotency key, and every key seen in any request. */
 class Ledger {
@@ -108,24 +74,31 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 
 async function webhookSink(ledger: Ledger, verify: boolean): Promise<Sink> {
-  return httpSink(
-    (req, body, res) => {
-      const id = String(req.headers['webhook-id']);
+  const receiver = await startWebhookReceiver();
+  const sink = withModes(receiver, receiver.url);
+  receiver.reply = failing(
+    sink,
+    (request, res) => {
+      const id = String(request.headers['webhook-id']);
       ledger.attempt(id);
-      if (verify) new Webhook(SECRET).verify(body, req.headers as Record<string, string>);
-      if (JSON.parse(body).id !== id) throw new Error('body id differs from webhook-id');
+      if (verify) verifyWebhook(request, SECRET);
+      if (request.json().id !== id) throw new Error('body id differs from webhook-id');
       ledger.accept(id);
       res.writeHead(204).end();
     },
     (res, n) => (n % 3 === 2 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, n % 2 ? 502 : 503, { error: 'down' })),
   );
+  return sink;
 }
 
 async function slackSink(ledger: Ledger): Promise<Sink> {
-  return httpSink(
-    (_req, body, res) => {
+  const api = await startSlackApi();
+  const sink = withModes(api, api.apiUrl);
+  api.reply = failing(
+    sink,
+    (call, res) => {
       // The alert id is in the message's context block.
-      const blocks = new URLSearchParams(body).get('blocks') ?? '';
+      const blocks = new URLSearchParams(call.raw).get('blocks') ?? '';
       const ids = [...blocks.matchAll(/\bid ([0-9A-HJKMNP-TV-Z]{26})\b/g)].map((m) => m[1]!);
       if (ids.length !== 1) throw new Error(`a Slack message should carry one alert id: ${blocks}`);
       ledger.accept(ids[0]!);
@@ -133,40 +106,21 @@ async function slackSink(ledger: Ledger): Promise<Sink> {
     },
     (res, n) => (n % 2 ? json(res, 500, { ok: false, error: 'internal_error' }) : json(res, 200, { ok: false, error: 'service_unavailable' })),
   );
+  return sink;
 }
 
-async function smtpSink(ledger: Ledger): Promise<Sink> {
-  let server: SMTPServer | undefined;
-  const sinkRef: { sink?: Sink } = {};
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const s = new SMTPServer({
-        disabledCommands: ['STARTTLS', 'AUTH'],
-        logger: false,
-        onConnect(_session, callback) {
-          if (sinkRef.sink?.mode !== 'error') return callback();
-          const error = Object.assign(new Error('Service not available, try later'), { responseCode: 421 });
-          callback(error);
-        },
-        onData(stream, _session, callback) {
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            const head = Buffer.concat(chunks).toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
-            const id = /^message-id:\s*(.+)$/im.exec(head.replace(/\r?\n[ \t]+/g, ' '))?.[1]?.trim();
-            if (id === undefined) return callback(new Error('no Message-ID'));
-            ledger.accept(id);
-            callback();
-          });
-        },
-      });
-      s.server.once('error', reject);
-      s.listen(port, '127.0.0.1', () => resolve((s.server.address() as AddressInfo).port));
-      server = s;
-    });
-  const close = () => new Promise<void>((resolve) => server!.close(() => resolve()));
-  sinkRef.sink = await reopenable(listen, close);
-  return sinkRef.sink;
+/** An SMTP server that refuses connections with 421 in error mode; what it accepted is in `mails`. */
+async function smtpSink(): Promise<Sink & { mails: ReceivedMail[] }> {
+  let sink: Sink | undefined;
+  const smtp = await startSmtp({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onConnect(_session, callback) {
+      if (sink?.mode !== 'error') return callback();
+      callback(Object.assign(new Error('Service not available, try later'), { responseCode: 421 }));
+    },
+  });
+  sink = withModes(smtp, smtp.url);
+  return Object.assign(sink, { mails: smtp.mails });
 }
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -187,16 +141,16 @@ describe('sink chaos', () => {
       hookB: await webhookSink(hookB, false),
       dead: await webhookSink(dead, false),
       slack: await slackSink(slack),
-      smtp: await smtpSink(mail),
+      smtp: await smtpSink(),
     };
     for (const sink of Object.values(sinks)) cleanup.push(() => sink.close());
     const rules = `
 channels:
   team-slack: { type: slack, channel: "#alerts" }
   mail: { type: email, to: [analyst@example.com] }
-  hook-a: { type: webhook, url: "http://127.0.0.1:${sinks.hookA.port}/hooks", secret: "${SECRET}" }
-  hook-b: { type: webhook, url: "http://127.0.0.1:${sinks.hookB.port}/hooks" }
-  hook-dead: { type: webhook, url: "http://127.0.0.1:${sinks.dead.port}/hooks" }
+  hook-a: { type: webhook, url: "${sinks.hookA.url}", secret: "${SECRET}" }
+  hook-b: { type: webhook, url: "${sinks.hookB.url}" }
+  hook-dead: { type: webhook, url: "${sinks.dead.url}" }
 rules:
   - name: edge-over-10
     source: events
@@ -212,8 +166,8 @@ rules:
     const send = createChannelSender({
       config: {
         slackToken: 'xoxb-fault-suite',
-        slackApiUrl: `http://127.0.0.1:${sinks.slack.port}/api/`,
-        smtpUrl: `smtp://127.0.0.1:${sinks.smtp.port}`,
+        slackApiUrl: sinks.slack.url,
+        smtpUrl: sinks.smtp.url,
         emailFrom: 'edgewatch@faults.example.com',
       },
       templates: await loadTemplates(TEMPLATES_DIR),
@@ -285,6 +239,11 @@ rules:
     expect(hookA.accepted).toEqual(once(crossings.map((a) => a.id)));
     expect(hookB.accepted).toEqual(once(moves.map((a) => a.id)));
     expect(slack.accepted).toEqual(once(crossings.map((a) => a.id)));
+    for (const { raw } of sinks.smtp.mails) {
+      const id = mailHeader(raw, 'Message-ID');
+      if (id === undefined) protocolErrors.push('an email without a Message-ID');
+      else mail.accept(id);
+    }
     expect(protocolErrors).toEqual([]);
     const messageIds = [...mail.accepted.keys()];
     expect(mail.accepted.size).toBe(crossings.length + moves.length);

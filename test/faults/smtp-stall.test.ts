@@ -1,29 +1,26 @@
 // An SMTP server that greets and then goes silent, against the running daemon: the email channel
 // waits on it, every other channel does not. Webhooks of alerts fired before and while the email
 // is stuck arrive within seconds, and SIGTERM stops the daemon promptly.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { startDaemonChild, startWebhookReceiver, waitFor, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
-import { tempDir } from '../helpers/pipeline.ts';
-import { startStalledSmtp, type StalledSmtp } from '../helpers/receivers.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { eventsBaselineDone, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { startStalledSmtp, startWebhookReceiver, type StalledSmtp, type WebhookReceiver } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
 let receiver: WebhookReceiver;
 let smtp: StalledSmtp;
-let dir: string;
 let daemon: DaemonChild | undefined;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, apiKey: 'stall', events: 10, kpis: 2 });
   receiver = await startWebhookReceiver();
   smtp = await startStalledSmtp();
-  dir = tempDir('edgewatch-smtp-stall-');
-  mkdirSync(path.join(dir, 'rules'));
-  writeFileSync(
-    path.join(dir, 'rules', 'rules.yaml'),
-    `channels:
+  scene = await startSandboxWithRules({
+    sandbox: { apiKey: 'stall', events: 10, kpis: 2 },
+    dirPrefix: 'edgewatch-smtp-stall-',
+    rules: `channels:
   me: { type: email, to: [analyst@example.com] }
   hook: { type: webhook, url: "${receiver.url}" }
 rules:
@@ -32,34 +29,28 @@ rules:
     trigger: { type: new }
     notify: [me, hook]
 `,
-  );
+  });
+  sandbox = scene.sandbox;
 });
 
 afterAll(async () => {
   await daemon?.kill();
   await smtp.close();
   await receiver.close();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scene.close();
 });
 
-const delivered = (tickers: string[]) => () => tickers.every((t) => receiver.requests.some((r) => r.body.entity === t));
+const delivered = (tickers: string[]) => () => tickers.every((t) => receiver.requests.some((r) => r.json().entity === t));
 
 it('delivers webhooks within seconds while every email waits on a silent SMTP server', { timeout: 120_000 }, async () => {
   const d = (daemon = await startDaemonChild({
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: 'stall',
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: path.join(dir, 'rules'),
+    ...scene.env,
     EDGEWATCH_PORT: '0',
     EDGEWATCH_POLL_EVENTS: '1s',
     EDGEWATCH_POLL_KPIS: '1s',
     SMTP_URL: smtp.url,
   }));
-  await waitFor('the events baseline', async () => {
-    const body = (await (await fetch(`${d.url}healthz`)).json()) as { sources: { events: { last_success_at: string | null } } };
-    return body.sources.events.last_success_at !== null;
-  });
+  await eventsBaselineDone(d.url);
 
   // More emails than sends in flight per channel, all stuck on the server.
   const first = Array.from({ length: 12 }, () => sandbox.world.addEvent());

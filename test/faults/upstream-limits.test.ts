@@ -3,12 +3,9 @@
 // any real one. Each time `poll --once` (the real command, on a real SQLite file) ends the events
 // poll with an error naming the list and the limit, exits 1, and still delivers the alerts of the
 // other sources to a real webhook receiver.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Fault, type Sandbox } from '../../src/sandbox/index.ts';
-import { runCli, type CliResult } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import type { Fault, Sandbox } from '../../src/sandbox/index.ts';
+import { runCli, startSandboxWithRules, type CliResult } from '../helpers/cli.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 
 const KEY = 'limits-key';
@@ -31,36 +28,22 @@ rules:
 interface Scene {
   sandbox: Sandbox;
   receiver: WebhookReceiver;
-  dir: string;
   env: Record<string, string>;
 }
 
-let scenes: Scene[] = [];
+let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const scene of scenes) {
-    await scene.sandbox.close();
-    await scene.receiver.close();
-    rmSync(scene.dir, { recursive: true, force: true });
-  }
-  scenes = [];
+  for (const close of cleanup) await close();
+  cleanup = [];
 });
 
 /** A sandbox, a webhook receiver and a database with its baseline poll done. */
 async function baselined(limits: Record<string, string>): Promise<Scene> {
-  const sandbox = await startSandbox({ port: 0, apiKey: KEY, seed: 11, events: 40, kpis: 20 });
   const receiver = await startWebhookReceiver();
-  const dir = tempDir('edgewatch-limits-');
-  const scene: Scene = { sandbox, receiver, dir, env: {} };
-  scenes.push(scene);
-  mkdirSync(path.join(dir, 'rules'));
-  writeFileSync(path.join(dir, 'rules', 'rules.yaml'), rules(receiver.url));
-  scene.env = {
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: KEY,
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: path.join(dir, 'rules'),
-    ...limits,
-  };
+  cleanup.push(receiver.close);
+  const started = await startSandboxWithRules({ sandbox: { apiKey: KEY, seed: 11, events: 40, kpis: 20 }, rules: rules(receiver.url), dirPrefix: 'edgewatch-limits-' });
+  cleanup.push(started.close);
+  const scene: Scene = { sandbox: started.sandbox, receiver, env: { ...started.env, ...limits } };
   const baseline = await runCli(['poll', '--once'], scene.env);
   expect(baseline.stderr).toMatch(/^edgewatch poll: first poll of events, kpis: a baseline/);
   expect(baseline.code).toBe(0);
@@ -76,7 +59,7 @@ async function hostilePoll(scene: Scene, fault: Omit<Fault, 'path'>): Promise<{ 
   sandbox.inject({ path: EVENTS_PATH, method: 'GET', ...fault });
   const result = await runCli(['poll', '--once'], scene.env, { timeoutMs: 120_000 });
   const eventRequests = sandbox.requests.filter((r) => r.path === EVENTS_PATH).length;
-  const kpiAlerts = receiver.requests.map((r) => JSON.parse(r.body) as { rule: string; entity: string }).map((a) => `${a.rule} ${a.entity}`);
+  const kpiAlerts = receiver.requests.map((r) => r.json()).map((a) => `${String(a.rule)} ${String(a.entity)}`);
   expect(kpiAlerts.sort()).toEqual(landed.map((id) => `kpi-actual ${id}`).sort());
   return { result, eventRequests, kpiAlerts };
 }

@@ -1,23 +1,7 @@
-// `edgewatch run` in a child process, a local webhook receiver, and small waiting helpers.
+// `edgewatch run` in a child process, and small helpers to read its HTTP endpoints.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-
-export const REPO = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(REPO, 'bin/edgewatch.js');
-
-/** Retries `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
+import { BIN, REPO } from './cli.ts';
+import { waitFor } from './wait.ts';
 
 export interface LogLine {
   level: number;
@@ -115,50 +99,6 @@ export async function startDaemonChild(env: Record<string, string>, options: { c
   return daemon;
 }
 
-export interface ReceivedRequest {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-export interface WebhookReceiver {
-  url: string;
-  requests: ReceivedRequest[];
-  /** While true, requests are held unanswered (until release() or the sender gives up). */
-  hold: boolean;
-  release(): void;
-  waitFor(what: string, match: (request: ReceivedRequest) => boolean, timeoutMs?: number): Promise<ReceivedRequest>;
-  close(): Promise<void>;
-}
-
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const held: ServerResponse[] = [];
-  const requests: ReceivedRequest[] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body: JSON.parse(text) as Record<string, unknown> });
-      if (receiver.hold) held.push(res);
-      else res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const receiver: WebhookReceiver = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    requests,
-    hold: false,
-    release() {
-      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(200).end('ok');
-    },
-    waitFor: (what, match, timeoutMs = 15_000) => waitFor(`webhook: ${what}`, () => requests.find(match), timeoutMs),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  return receiver;
-}
-
 export async function getJson(url: string): Promise<{ status: number; body: Record<string, any> }> {
   const response = await fetch(url);
   return { status: response.status, body: (await response.json()) as Record<string, any> };
@@ -167,6 +107,11 @@ export async function getJson(url: string): Promise<{ status: number; body: Reco
 export async function getText(url: string): Promise<{ status: number; text: string }> {
   const response = await fetch(url);
   return { status: response.status, text: await response.text() };
+}
+
+/** Resolves once a daemon's first (baseline) poll of events has succeeded: what changes next fires. */
+export async function eventsBaselineDone(url: string): Promise<void> {
+  await waitFor('events baseline', async () => (await getJson(`${url}healthz`)).body.sources.events.last_success_at !== null);
 }
 
 /** The value of one Prometheus sample, e.g. metricValue(text, 'edgewatch_polls_total{source="events"}'). */

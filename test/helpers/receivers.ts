@@ -1,32 +1,57 @@
-// Local servers that stand in for the outside world in delivery tests, each on port 0:
-// Slack's Web API, a webhook receiver, an SMTP server. Each records what it received.
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+// Local servers that stand in for the outside world, each on port 0: Slack's Web API, a webhook
+// receiver, SMTP servers, and a plain HTTP server for scripted answers. The stand-ins record what
+// they received; the HTTP servers and startSmtp can be closed (connections refused) and reopened
+// on the same port, for outage tests.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { Webhook } from 'standardwebhooks';
+import { waitFor } from './wait.ts';
 
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
+export interface LocalServer {
+  port: number;
+  close(): Promise<void>;
+  /** Listens again on the same port after `close`. */
+  reopen(): Promise<void>;
 }
 
-async function closeHttp(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** Resolves once `check` holds, polling every few milliseconds; rejects after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** An HTTP server on 127.0.0.1 that reads each request whole, then lets `handle` answer it. */
+export async function startHttpServer(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<LocalServer> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, Buffer.concat(chunks).toString('utf8'), res));
+  });
+  // Thousands of requests from a few keep-alive sockets: no per-request limits in the way.
+  server.keepAliveTimeout = 5_000;
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  await listen(0);
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    close: async () => {
+      server.closeAllConnections();
+      // Resolves on a server already closed too (close then reports ERR_SERVER_NOT_RUNNING).
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    reopen: () => listen(port),
+  };
 }
 
 // --- Slack -------------------------------------------------------------------------------
 
 export interface SlackCall {
+  /** The Web API method, e.g. `chat.postMessage`. */
   method: string;
+  /** The request path, e.g. `/api/chat.postMessage`. */
+  path: string;
   authorization: string | undefined;
   channel: string | null;
   text: string | null;
@@ -38,13 +63,12 @@ export interface SlackCall {
 
 export type SlackReply = (call: SlackCall, res: ServerResponse) => void;
 
-export interface SlackApi {
+export interface SlackApi extends LocalServer {
   /** `http://127.0.0.1:<port>/api/`, for SLACK_API_URL. */
   apiUrl: string;
   calls: SlackCall[];
   /** How the next calls are answered; `ok: true` by default. */
   reply: SlackReply;
-  close(): Promise<void>;
 }
 
 export const slackOk: SlackReply = (_call, res) => slackJson(res, { ok: true, channel: 'C0123', ts: '1700000000.000100' });
@@ -56,27 +80,23 @@ export function slackJson(res: ServerResponse, body: unknown, status = 200, head
 /** A stand-in for Slack's Web API: records every call, answers with `reply`. */
 export async function startSlackApi(reply: SlackReply = slackOk): Promise<SlackApi> {
   const calls: SlackCall[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const form = new URLSearchParams(raw);
-      const blocks = form.get('blocks');
-      const call: SlackCall = {
-        method: (req.url ?? '').replace(/^\/api\//, ''),
-        authorization: req.headers.authorization,
-        channel: form.get('channel'),
-        text: form.get('text'),
-        blocks: blocks === null ? null : JSON.parse(blocks),
-        raw,
-      };
-      calls.push(call);
-      api.reply(call, res);
-    });
+  const server = await startHttpServer((req, raw, res) => {
+    const form = new URLSearchParams(raw);
+    const blocks = form.get('blocks');
+    const path = req.url ?? '';
+    const call: SlackCall = {
+      method: path.replace(/^\/api\//, ''),
+      path,
+      authorization: req.headers.authorization,
+      channel: form.get('channel'),
+      text: form.get('text'),
+      blocks: blocks === null ? null : JSON.parse(blocks),
+      raw,
+    };
+    calls.push(call);
+    api.reply(call, res);
   });
-  const port = await listen(server);
-  const api: SlackApi = { apiUrl: `http://127.0.0.1:${port}/api/`, calls, reply, close: () => closeHttp(server) };
+  const api: SlackApi = { ...server, apiUrl: `http://127.0.0.1:${server.port}/api/`, calls, reply };
   return api;
 }
 
@@ -87,6 +107,8 @@ export interface WebhookRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body parsed as JSON (what edgewatch sends always is). */
+  json(): Record<string, unknown>;
   /** When it arrived, for ordering checks. */
   at: number;
 }
@@ -94,11 +116,14 @@ export interface WebhookRequest {
 /** Answers one request; may hold it open (never calling `res.end`) to simulate a slow receiver. */
 export type WebhookReply = (request: WebhookRequest, res: ServerResponse) => void;
 
-export interface WebhookReceiver {
+export interface WebhookReceiver extends LocalServer {
+  /** `http://127.0.0.1:<port>/hooks/edgewatch`, for a webhook channel's url. */
   url: string;
   requests: WebhookRequest[];
+  /** How the next requests are answered; 200 by default. */
   reply: WebhookReply;
-  close(): Promise<void>;
+  /** The first request that matches, once it has arrived. */
+  waitFor(what: string, match: (request: WebhookRequest) => boolean, timeoutMs?: number): Promise<WebhookRequest>;
 }
 
 export const answer =
@@ -106,6 +131,9 @@ export const answer =
   (_request, res) => {
     res.writeHead(status, headers).end();
   };
+
+/** Never answers: the sender waits until it gives up or the receiver closes. */
+export const holdOpen: WebhookReply = () => {};
 
 /** Answers requests in turn from `replies`, the last one repeating. */
 export function inTurn(...replies: WebhookReply[]): WebhookReply {
@@ -115,26 +143,31 @@ export function inTurn(...replies: WebhookReply[]): WebhookReply {
 
 export async function startWebhookReceiver(reply: WebhookReply = answer(200)): Promise<WebhookReceiver> {
   const requests: WebhookRequest[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const request: WebhookRequest = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
-      };
-      requests.push(request);
-      receiver.reply(request, res);
-    });
+  const server = await startHttpServer((req, body, res) => {
+    const request: WebhookRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      json: () => JSON.parse(body) as Record<string, unknown>,
+      at: Date.now(),
+    };
+    requests.push(request);
+    receiver.reply(request, res);
   });
-  // Thousands of requests from a few keep-alive sockets: no per-request limits in the way.
-  server.keepAliveTimeout = 5_000;
-  const port = await listen(server);
-  const receiver: WebhookReceiver = { url: `http://127.0.0.1:${port}/hooks/edgewatch`, requests, reply, close: () => closeHttp(server) };
+  const receiver: WebhookReceiver = {
+    ...server,
+    url: `http://127.0.0.1:${server.port}/hooks/edgewatch`,
+    requests,
+    reply,
+    waitFor: (what, match, timeoutMs = 15_000) => waitFor(`webhook: ${what}`, () => requests.find(match), timeoutMs),
+  };
   return receiver;
+}
+
+/** A receiver's own check, with the published `standardwebhooks` library: throws unless the signature and timestamp hold; returns the payload. */
+export function verifyWebhook(request: Pick<WebhookRequest, 'body' | 'headers'>, secret: string): unknown {
+  return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
 }
 
 // --- SMTP --------------------------------------------------------------------------------
@@ -145,35 +178,55 @@ export interface ReceivedMail {
   raw: string;
 }
 
-export interface SmtpReceiver {
+export interface SmtpReceiver extends Omit<LocalServer, 'port'> {
   /** `smtp://127.0.0.1:<port>`, for SMTP_URL. */
   url: string;
   mails: ReceivedMail[];
-  close(): Promise<void>;
 }
 
-export async function startSmtp(): Promise<SmtpReceiver> {
+/** An SMTP server that records every message (no TLS, login optional); `options` change that, e.g. to refuse a recipient. */
+export async function startSmtp(options: SMTPServerOptions = {}): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
+  // A closed SMTPServer that listens again greets with 421 (shutting down): reopen starts a new one.
+  const create = () =>
+    new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      authOptional: true,
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
+          callback();
         });
-        callback();
+      },
+      ...options,
+    });
+  let server = create();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.server.off('error', reject);
+        resolve();
       });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    });
+  await listen(0);
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    reopen: () => {
+      server = create();
+      return listen(port);
+    },
+  };
 }
 
 export interface StalledSmtp {

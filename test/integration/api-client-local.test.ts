@@ -1,10 +1,11 @@
 // The API client against small local HTTP servers on port 0: retries, timeouts, error
 // envelopes, schema failures and key hygiene, each scripted exactly.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/receivers.ts';
-import { ApiError, backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
+import { rejection } from '../helpers/api-errors.ts';
+import { startHttpServer } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { backoffDelay, createApiClient, parseRetryAfter, type ApiClient, type ApiClientOptions, type RequestInfo } from '../../src/api/index.ts';
 
 const KEY = 'sk-test-SECRET-4242';
 const MB = 1024 * 1024;
@@ -25,24 +26,12 @@ afterEach(async () => {
 
 async function serve(handler: Handler): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
-      handler(req, res, received.length, body);
-    });
+  const server = await startHttpServer((req, body, res) => {
+    received.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
+    handler(req, res, received.length, body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, received };
+  cleanups.push(server.close);
+  return { url: `http://127.0.0.1:${server.port}/v1`, received };
 }
 
 function client(url: string, options: Partial<ApiClientOptions> = {}): ApiClient {
@@ -102,16 +91,6 @@ function allText(value: unknown, seen = new Set<unknown>()): string {
   if (value instanceof Error) parts.push(value.message, value.stack ?? '', allText(value.cause, seen));
   for (const key of Object.getOwnPropertyNames(value)) parts.push(allText((value as Record<string, unknown>)[key], seen));
   return parts.join('\n');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function collect<T>(pages: AsyncIterable<{ rows: T[] }>): Promise<T[]> {
@@ -295,7 +274,7 @@ describe('api client on a local server', () => {
     expect(err).toMatchObject({ code: 'response_too_large', retryable: false, resource: 'events list' });
     expect(err.message).toContain('GET /predictions/events sent more than 1048576 bytes, over the 1 MB limit');
     expect(received).toHaveLength(1);
-    await waitFor(() => closedEarly, 5_000, 'the server to see the connection closed');
+    await waitFor('the server to see the connection closed', () => closedEarly, 5_000);
     expect(written).toBeLessThan(16 * MB);
   });
 

@@ -1,8 +1,9 @@
 // The API client against the sandbox over real HTTP: every method, pagination, the error
 // envelopes, injected faults (retries, timeouts) and schema checks on patched rows.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createApiClient, type ApiClient, type ApiClientOptions, type EventRow } from '../../src/api/index.ts';
+import { createApiClient, type ApiClient, type ApiClientOptions, type EventRow } from '../../src/api/index.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { rejection } from '../helpers/api-errors.ts';
 
 const KEY = 'sandbox-key-7f3a9c';
 
@@ -22,16 +23,6 @@ function client(options: Partial<ApiClientOptions> = {}): ApiClient {
   const c = createApiClient({ baseUrl: sandbox.url, apiKey: KEY, backoffBaseMs: 1, ...options });
   clients.push(c);
   return c;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function allEvents(c: ApiClient, limit?: number): Promise<EventRow[]> {

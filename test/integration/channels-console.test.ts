@@ -1,13 +1,13 @@
 // The console channel as the service wires it: the real sender, the shipped templates or a
 // folder of one's own, printing to a captured standard output.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/core/types.ts';
 import type { Channel, Rule } from '../../src/rules/index.ts';
 import { loadTemplates, type DigestMessage, type TemplateSet } from '../../src/render/index.ts';
 import { createChannelSender } from '../../src/service/senders.ts';
+import { tempDir } from '../helpers/files.ts';
 import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 import { appearsAlert, crossesAlert } from '../unit/render-fixtures.ts';
 
@@ -32,7 +32,7 @@ let mine: TemplateSet;
 
 beforeAll(async () => {
   shipped = await loadTemplates(TEMPLATES_DIR);
-  own = mkdtempSync(path.join(tmpdir(), 'edgewatch-console-'));
+  own = tempDir('edgewatch-console-');
   writeFileSync(path.join(own, 'brief.text.liquid'), '{{ view.severity_icon }} {{ alert.rule }} {{ alert.entity }} | {{ view.title }}\n{% for c in view.changes %}{{ c.text }}{% endfor %}\n');
   writeFileSync(path.join(own, 'brief.digest.text.liquid'), '{% for a in digest.alerts %}DIGEST {{ a.rule }} {{ a.entity }}\n{% endfor %}');
   writeFileSync(path.join(own, 'bare.text.liquid'), '{{ view.summary }}');

@@ -1,42 +1,24 @@
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmailNotifier, type EmailMessage } from '../../src/notify/index.ts';
 import { loadTemplates, renderEmail, type TemplateSet } from '../../src/render/index.ts';
-import { mailHeader, mailPart, startStalledSmtp } from '../helpers/receivers.ts';
+import { mailHeader, mailPart, startSmtp, startStalledSmtp, type SmtpReceiver } from '../helpers/receivers.ts';
 import { crossesAlert, evilAlert } from '../unit/render-fixtures.ts';
 
 const set: TemplateSet = await loadTemplates(fileURLToPath(new URL('../../templates', import.meta.url)));
 const PASSWORD = 'hunter2-very-secret';
 
-let server: SMTPServer | undefined;
+let server: SmtpReceiver | undefined;
 
-async function smtp(options: SMTPServerOptions = {}): Promise<{ url: string; messages: string[] }> {
-  const messages: string[] = [];
-  server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        messages.push(Buffer.concat(chunks).toString('utf8'));
-        callback();
-      });
-    },
-    ...options,
-  });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, messages };
+async function smtp(options: SMTPServerOptions = {}): Promise<SmtpReceiver> {
+  server = await startSmtp(options);
+  return server;
 }
 
 afterEach(async () => {
-  const s = server;
+  await server?.close();
   server = undefined;
-  if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
 });
 
 function message(alert = evilAlert): EmailMessage {
@@ -45,13 +27,13 @@ function message(alert = evilAlert): EmailMessage {
 
 describe('email notifier', () => {
   it('delivers subject, text and HTML parts, escaped, with a Message-ID stable across resends', async () => {
-    const { url, messages } = await smtp();
+    const { url, mails } = await smtp();
     const notifier = createEmailNotifier({ smtpUrl: url, from: 'edgewatch@alerts.example.com' });
     const mail = message();
     expect(await notifier.send(mail)).toEqual({ ok: true });
     expect(await notifier.send(mail)).toEqual({ ok: true });
-    expect(messages).toHaveLength(2);
-    const [first = '', second = ''] = messages;
+    expect(mails).toHaveLength(2);
+    const [first = '', second = ''] = mails.map((mail) => mail.raw);
 
     expect(mailHeader(first, 'Subject')).toBe(mail.subject);
     expect(mailHeader(first, 'X-Edgewatch-Alert-Id')).toBe(evilAlert.id);
@@ -122,9 +104,8 @@ describe('email notifier', () => {
 
   it('a refused connection is retryable', async () => {
     const { url } = await smtp();
-    const s = server;
+    await server?.close();
     server = undefined;
-    await new Promise<void>((resolve) => s?.close(() => resolve()));
     const outcome = await createEmailNotifier({ smtpUrl: url, from: 'edgewatch@localhost' }).send(message(crossesAlert));
     expect(outcome).toMatchObject({ ok: false, retryable: true });
   });

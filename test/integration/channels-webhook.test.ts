@@ -1,55 +1,27 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookNotifier } from '../../src/notify/index.ts';
 import { webhookBody } from '../../src/render/index.ts';
+import { answer, startWebhookReceiver, verifyWebhook, type WebhookReceiver, type WebhookReply, type WebhookRequest } from '../helpers/receivers.ts';
 import { crossesAlert } from '../unit/render-fixtures.ts';
 
 const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  method: string;
-}
+let server: WebhookReceiver | undefined;
 
-type Reply = (res: import('node:http').ServerResponse) => void;
-
-let server: Server | undefined;
-
-async function receiver(replies: Reply[]): Promise<{ url: string; received: Received[] }> {
-  const received: Received[] = [];
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), method: req.method ?? '' });
-      const reply = replies[Math.min(received.length - 1, replies.length - 1)];
-      reply?.(res);
-    });
-  });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hooks/edgewatch?team=1`, received };
+/** A webhook receiver answering with `reply`, at a url with a query string. */
+async function receiver(reply: WebhookReply): Promise<{ url: string; received: WebhookRequest[] }> {
+  server = await startWebhookReceiver(reply);
+  return { url: `${server.url}?team=1`, received: server.requests };
 }
 
 afterEach(async () => {
-  const s = server;
+  await server?.close();
   server = undefined;
-  if (s !== undefined) {
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
 });
-
-const status = (code: number, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(code, headers).end('{}');
-};
 
 describe('webhook notifier', () => {
   it('posts the raw body with Standard Webhooks headers that a receiver verifies', async () => {
-    const { url, received } = await receiver([status(204)]);
+    const { url, received } = await receiver(answer(204));
     const body = webhookBody(crossesAlert);
     const notifier = createWebhookNotifier();
     const outcome = await notifier.send({
@@ -69,12 +41,12 @@ describe('webhook notifier', () => {
     const timestamp = Number(request?.headers['webhook-timestamp']);
     expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(10);
     expect(request?.headers['webhook-signature']).toMatch(/^v1,/);
-    const verified = new Webhook(SECRET).verify(request?.body ?? '', request?.headers as Record<string, string>);
+    const verified = verifyWebhook(request!, SECRET);
     expect(verified).toMatchObject({ version: 1, type: 'alert', id: crossesAlert.id });
   });
 
   it('sends no signature without a secret, and the same body and id on every attempt with a fresh timestamp', async () => {
-    const { url, received } = await receiver([status(200)]);
+    const { url, received } = await receiver(answer(200));
     const body = webhookBody(crossesAlert);
     const first = Date.parse('2026-11-21T18:00:03Z');
     let clock = first;
@@ -89,25 +61,25 @@ describe('webhook notifier', () => {
   });
 
   it('a 500 is retryable', async () => {
-    const { url } = await receiver([status(500)]);
+    const { url } = await receiver(answer(500));
     const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}' });
     expect(outcome).toEqual({ ok: false, retryable: true, error: 'webhook: HTTP 500' });
   });
 
   it('a 429 is retryable after its Retry-After', async () => {
-    const { url } = await receiver([status(429, { 'Retry-After': '30' })]);
+    const { url } = await receiver(answer(429, { 'Retry-After': '30' }));
     const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}' });
     expect(outcome).toEqual({ ok: false, retryable: true, error: 'webhook: HTTP 429', retryAfterMs: 30_000 });
   });
 
   it('a 400 is not retryable', async () => {
-    const { url } = await receiver([status(400)]);
+    const { url } = await receiver(answer(400));
     const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}', secret: SECRET });
     expect(outcome).toEqual({ ok: false, retryable: false, error: 'webhook: HTTP 400' });
   });
 
   it('a receiver slower than the timeout is a retryable timeout', async () => {
-    const { url } = await receiver([(res) => void setTimeout(() => res.writeHead(200).end(), 2_000)]);
+    const { url } = await receiver((_request, res) => void setTimeout(() => res.writeHead(200).end(), 2_000));
     const started = Date.now();
     const outcome = await createWebhookNotifier({ timeoutMs: 200 }).send({ url, id: 'a', body: '{}' });
     expect(Date.now() - started).toBeLessThan(1_500);
@@ -115,8 +87,8 @@ describe('webhook notifier', () => {
   });
 
   it('a refused connection is retryable and names no secret', async () => {
-    const { url } = await receiver([status(200)]);
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    const { url } = await receiver(answer(200));
+    await server?.close();
     server = undefined;
     const outcome = await createWebhookNotifier().send({ url, id: 'a', body: '{}', secret: SECRET });
     expect(outcome).toMatchObject({ ok: false, retryable: true });
@@ -124,7 +96,7 @@ describe('webhook notifier', () => {
   });
 
   it('a header Node refuses to send is a permanent failure naming the header, not its value, and nothing is sent', async () => {
-    const { url, received } = await receiver([status(200)]);
+    const { url, received } = await receiver(answer(200));
     const notifier = createWebhookNotifier();
     const newline = await notifier.send({ url, id: 'a', body: '{}', headers: { 'X-Token': 'tok-secret-value\r\nX-Injected: 1' } });
     expect(newline).toEqual({ ok: false, retryable: false, error: 'webhook: cannot send: invalid x-token header' });

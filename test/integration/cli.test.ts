@@ -1,14 +1,13 @@
 // The command line as users and their scripts call it: real processes, the sandbox over HTTP.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
 import { openStore } from '../../src/store/index.ts';
-import { BIN, runCli, type RunCliOptions } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { BIN, runCli, startSandboxWithRules, type RunCliOptions, type SandboxWithRules } from '../helpers/cli.ts';
 
 const RULES = `
 channels:
@@ -24,27 +23,17 @@ rules:
     notify: [screen]
 `;
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
 let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, apiKey: 'cli-key', credits: 6 });
-  dir = tempDir();
-  mkdirSync(path.join(dir, 'rules'));
-  writeFileSync(path.join(dir, 'rules', 'rules.yaml'), RULES);
-  env = {
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: 'cli-key',
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: path.join(dir, 'rules'),
-  };
+  scene = await startSandboxWithRules({ rules: RULES, sandbox: { apiKey: 'cli-key', credits: 6 } });
+  ({ sandbox, dir, env } = scene);
 });
 
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scene.close());
 
 describe('edgewatch command line', () => {
   it('validates the example rules shipped in rules/', async () => {

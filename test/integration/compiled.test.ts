@@ -5,9 +5,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
+import { REPO } from '../helpers/cli.ts';
 
 let dir: string;
 

@@ -1,12 +1,12 @@
 // Kill a polling process (SIGKILL) at many points; after restarting, the stored alerts equal those
 // of an uninterrupted run, with no duplicates.
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
 import { openStore } from '../../src/store/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { alertKeys, deliveryKeys } from '../faults/harness.ts';
+import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 
 const CHILD = path.resolve(import.meta.dirname, '../helpers/poll-child.ts');
 const RULES = `
@@ -28,6 +28,7 @@ rules:
     notify: [hook]
 `;
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
 let dir: string;
 let rulesDir: string;
@@ -60,29 +61,21 @@ function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; 
   });
 }
 
-async function storedAlerts(db: string) {
+async function storedAlerts(db: string): Promise<{ alerts: string[]; deliveries: string[] }> {
   const store = await openStore(db);
   try {
-    const alerts = store.raw.prepare('SELECT id, rule, entity FROM alerts ORDER BY id').all() as Array<{ id: string }>;
-    const deliveries = store.raw.prepare('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel').all();
-    return { alerts, deliveries };
+    return { alerts: alertKeys(store), deliveries: deliveryKeys(store) };
   } finally {
     await store.close();
   }
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, events: 2500, kpis: 10 });
-  dir = tempDir();
-  rulesDir = path.join(dir, 'rules');
-  mkdirSync(rulesDir);
-  writeFileSync(path.join(rulesDir, 'rules.yaml'), RULES);
+  scene = await startSandboxWithRules({ rules: RULES, sandbox: { events: 2500, kpis: 10 } });
+  ({ sandbox, dir, rulesDir } = scene);
 });
 
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scene.close());
 
 describe('crash safety', () => {
   it('stores the same alerts, once each, however often the poll is killed', { timeout: 240_000 }, async () => {

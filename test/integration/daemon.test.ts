@@ -1,19 +1,20 @@
 // `edgewatch run` in a child process against a sandbox with a manual clock (nothing moves unless
 // the test moves it) and a local webhook receiver.
 import { rmSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { tempDir } from '../helpers/pipeline.ts';
-import { getJson, getText, metricValue, startDaemonChild, startWebhookReceiver, waitFor, type DaemonChild, type WebhookReceiver } from '../helpers/daemon.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { eventsBaselineDone, getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { answer, holdOpen, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const API_KEY = 'daemon-test-key';
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
 let receiver: WebhookReceiver;
-let dir: string;
 let rulesDir: string;
 let children: DaemonChild[];
 let tickers: string[];
@@ -33,10 +34,7 @@ ${extra}`;
 
 async function startDaemon(env: Record<string, string> = {}): Promise<DaemonChild> {
   const child = await startDaemonChild({
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: API_KEY,
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: rulesDir,
+    ...scene.env,
     EDGEWATCH_PORT: '0',
     EDGEWATCH_POLL_EVENTS: '1s',
     EDGEWATCH_POLL_KPIS: '1s',
@@ -61,19 +59,12 @@ function tryConnect(host: string, port: number): Promise<string> {
   });
 }
 
-/** The first (baseline) poll of events is done: what changes next fires. */
-async function baselineDone(daemon: DaemonChild): Promise<void> {
-  await waitFor('events baseline', async () => (await getJson(`${daemon.url}healthz`)).body.sources.events.last_success_at !== null);
-}
-
-const alertFor = (rule: string, entity: string) => (r: { body: Record<string, unknown> }) => r.body.rule === rule && r.body.entity === entity;
+const alertFor = (rule: string, entity: string) => (r: WebhookRequest) => r.json().rule === rule && r.json().entity === entity;
 
 beforeEach(async () => {
-  sandbox = await startSandbox({ port: 0, apiKey: API_KEY, events: 20, kpis: 5 });
+  scene = await startSandboxWithRules({ sandbox: { apiKey: API_KEY, events: 20, kpis: 5 }, dirPrefix: 'edgewatch-daemon-' });
+  ({ sandbox, rulesDir } = scene);
   receiver = await startWebhookReceiver();
-  dir = tempDir('edgewatch-daemon-');
-  rulesDir = path.join(dir, 'rules');
-  await mkdir(rulesDir);
   children = [];
   tickers = sandbox.world.eventTickers().slice(0, 3);
   // Armed to start with: each crossing below is a real crossing.
@@ -83,8 +74,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const child of children) await child.kill();
   await receiver.close();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scene.close();
 });
 
 describe('edgewatch run', () => {
@@ -93,12 +83,12 @@ describe('edgewatch run', () => {
     const daemon = await startDaemon();
     expect(daemon.logs().some((l) => l.msg.includes(sandbox.url))).toBe(true);
     expect(daemon.stderr()).not.toContain(API_KEY);
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
 
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const request = await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
-    expect(request.headers['webhook-id']).toBe(request.body.id);
-    expect(request.body).toMatchObject({ type: 'alert', source: 'events', trigger: 'crosses' });
+    expect(request.headers['webhook-id']).toBe(request.json().id);
+    expect(request.json()).toMatchObject({ type: 'alert', source: 'events', trigger: 'crosses' });
 
     const metrics = await waitFor('the delivery counted', async () => {
       const { text } = await getText(`${daemon.url}metrics`);
@@ -141,7 +131,7 @@ describe('edgewatch run', () => {
     expect(atStart.status).toBe(503);
     expect(atStart.body.rules).toMatchObject({ failed_at_start: true, rules: 1 });
     expect(atStart.body.rules.problems[0]).toMatch(/extra\.yaml:\d+:\d+: /);
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
 
     // The valid part runs.
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
@@ -185,7 +175,7 @@ describe('edgewatch run', () => {
     await daemon.waitForLog('the good reload', (l) => l.reload === 'ok' && l.rules === 2);
     sandbox.world.updateEvent(tickers[2]!, { edge_pp: 5 });
     await receiver.waitFor('the new rule firing', alertFor('edge-moves-3', tickers[2]!));
-    expect(receiver.requests.filter((r) => r.body.entity === tickers[2])).toHaveLength(1);
+    expect(receiver.requests.filter((r) => r.json().entity === tickers[2])).toHaveLength(1);
   }, 60_000);
 
   it('warns at start when the API key is missing, logs the 401 as an error naming EDGEWATCH_API_KEY, and /healthz answers 503 at once', async () => {
@@ -217,21 +207,21 @@ describe('edgewatch run', () => {
 `),
     );
     const daemon = await startDaemon();
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const line = await daemon.waitForLog('the fired count', (l) => / alert\(s\) fired/.test(l.msg));
     expect(line.msg).toBe('2 alert(s) fired (1 waiting for a digest)');
     expect(line).toMatchObject({ alerts: 2, waiting_for_digest: 1 });
     // The immediate one is sent; the digested one waits for its window.
     await receiver.waitFor('edge-over-10', alertFor('edge-over-10', tickers[0]!));
-    expect(receiver.requests.filter((r) => r.body.rule === 'edge-over-10-daily')).toEqual([]);
+    expect(receiver.requests.filter((r) => r.json().rule === 'edge-over-10-daily')).toEqual([]);
   }, 60_000);
 
   it('exits 0 within 10 s on SIGTERM while a delivery is held, and the next start completes it with the same id', async () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
-    receiver.hold = true;
+    receiver.reply = holdOpen;
     const first = await startDaemon();
-    await baselineDone(first);
+    await eventsBaselineDone(first.url);
     sandbox.world.updateEvent(tickers[0]!, { edge_pp: 15 });
     const held = await receiver.waitFor('the held delivery', alertFor('edge-over-10', tickers[0]!));
 
@@ -240,17 +230,17 @@ describe('edgewatch run', () => {
     expect(stop.ms).toBeLessThan(10_000);
     expect(first.logs().some((l) => l.msg === 'stopped')).toBe(true);
 
-    receiver.hold = false;
+    receiver.reply = answer(200);
     const second = await startDaemon();
     const again = await receiver.waitFor('the delivery again', (r) => r !== held && r.headers['webhook-id'] === held.headers['webhook-id']);
-    expect(again.body).toEqual(held.body);
+    expect(again.json()).toEqual(held.json());
     await waitFor('the delivery counted', async () =>
       metricValue((await getText(`${second.url}metrics`)).text, 'edgewatch_deliveries_total{channel="hook",outcome="delivered"}') === 1,
     );
     const stopAgain = await second.signal('SIGTERM');
     expect(stopAgain.code).toBe(0);
     // One alert, sent twice (at least once, same id), and no second alert after the restart.
-    expect(new Set(receiver.requests.map((r) => r.body.id)).size).toBe(1);
+    expect(new Set(receiver.requests.map((r) => r.json().id)).size).toBe(1);
   }, 60_000);
 
   // The HTTP server has no authentication: it must not be reachable from other machines unless asked.
@@ -259,7 +249,7 @@ describe('edgewatch run', () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     const daemon = await startDaemon();
     expect(daemon.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    await baselineDone(daemon); // answers on the address it logged
+    await eventsBaselineDone(daemon.url); // answers on the address it logged
     expect(await tryConnect('127.0.0.2', Number(new URL(daemon.url).port))).toBe('ECONNREFUSED');
   });
 
@@ -276,6 +266,6 @@ describe('edgewatch run', () => {
     const warning = await daemon.waitForLog('the unknown variable', (l) => l.msg.startsWith('unknown variable'));
     expect(warning.msg).toBe('unknown variable EDGEWATCH_POLL_EVNETS, did you mean EDGEWATCH_POLL_EVENTS?');
     expect(warning.level).toBe(40);
-    await baselineDone(daemon);
+    await eventsBaselineDone(daemon.url);
   });
 });

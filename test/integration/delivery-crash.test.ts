@@ -1,40 +1,31 @@
 // A `poll --once` process is killed (SIGKILL) while a webhook request is in flight; the next
 // `poll --once` delivers that alert with the same webhook-id and sends no other alert twice.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
-import { BIN, runCli } from '../helpers/cli.ts';
+import { BIN, REPO, runCli, startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 import { deliveryRows, type DeliveryRow } from '../helpers/delivery.ts';
-import { tempDir, TEMPLATES_DIR } from '../helpers/pipeline.ts';
-import { answer, startWebhookReceiver, waitFor, type WebhookReceiver } from '../helpers/receivers.ts';
+import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
+import { answer, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const KEY = 'crash-test-key';
 const SECRET = `whsec_${Buffer.from('crash-test-secret-0123456789abcd').toString('base64')}`;
 
-let sandbox: Sandbox | undefined;
+let scene: SandboxWithRules | undefined;
 let receiver: WebhookReceiver | undefined;
 let child: ChildProcess | undefined;
-let dir: string;
 const held: ServerResponse[] = [];
-
-beforeEach(() => {
-  dir = tempDir();
-});
 
 afterEach(async () => {
   if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   child = undefined;
   for (const res of held.splice(0)) res.destroy();
   await receiver?.close();
-  await sandbox?.close();
+  await scene?.close();
   receiver = undefined;
-  sandbox = undefined;
-  rmSync(dir, { recursive: true, force: true });
+  scene = undefined;
 });
 
 async function rowsOf(db: string): Promise<DeliveryRow[]> {
@@ -48,13 +39,10 @@ async function rowsOf(db: string): Promise<DeliveryRow[]> {
 
 describe('crash during delivery', () => {
   it('a poll killed with a webhook request in flight resends that alert, same webhook-id, and nothing else twice', { timeout: 120_000 }, async () => {
-    const s = (sandbox = await startSandbox({ port: 0, apiKey: KEY, events: 40, kpis: 5 }));
     const r = (receiver = await startWebhookReceiver());
-    const rulesDir = path.join(dir, 'rules');
-    mkdirSync(rulesDir);
-    writeFileSync(
-      path.join(rulesDir, 'rules.yaml'),
-      `
+    scene = await startSandboxWithRules({
+      sandbox: { apiKey: KEY, events: 40, kpis: 5 },
+      rules: `
 channels:
   hook:
     type: webhook
@@ -66,15 +54,10 @@ rules:
     trigger: { type: new }
     notify: [hook]
 `,
-    );
-    const db = path.join(dir, 'edgewatch.db');
-    const env = {
-      EDGEWATCH_API_URL: s.url,
-      EDGEWATCH_API_KEY: KEY,
-      EDGEWATCH_DB: db,
-      EDGEWATCH_RULES: rulesDir,
-      EDGEWATCH_TEMPLATES: TEMPLATES_DIR,
-    };
+    });
+    const s = scene.sandbox;
+    const db = scene.dbPath;
+    const env = { ...scene.env, EDGEWATCH_TEMPLATES: TEMPLATES_DIR };
 
     const baseline = await runCli(['poll', '--once'], env);
     expect(baseline.stderr).toBe('edgewatch poll: first poll of events, kpis: a baseline, which stores what it sees and fires nothing (the next poll fires on what changed since)\n');
@@ -89,7 +72,7 @@ rules:
     };
     const proc = (child = spawn(process.execPath, [BIN, 'poll', '--once'], {
       env: { PATH: process.env.PATH ?? '', ...env },
-      cwd: path.resolve(import.meta.dirname, '../..'),
+      cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let output = '';
@@ -97,7 +80,7 @@ rules:
     proc.stderr?.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.on('exit', (_code, signal) => resolve(signal)));
 
-    await waitFor(() => r.requests.length === 5 && held.length === 1, 60_000, 'five webhook requests, one held');
+    await waitFor('five webhook requests, one held', () => r.requests.length === 5 && held.length === 1, 60_000);
     // The four answered deliveries are recorded before the kill: only the held one is in doubt.
     const victim = r.requests[0]!.headers['webhook-id'] as string;
     let rows: DeliveryRow[] = [];
@@ -105,7 +88,7 @@ rules:
       rows = await rowsOf(db);
       return rows.filter((row) => row.status === 'delivered').length === 4;
     };
-    await waitFor(recorded, 10_000, `four recorded deliveries (child output: ${output})`);
+    await waitFor(`four recorded deliveries (child output: ${output})`, recorded, 10_000);
     proc.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     held.splice(0).forEach((res) => res.destroy());
@@ -125,7 +108,7 @@ rules:
     const resent = r.requests[5]!;
     expect(resent.headers['webhook-id']).toBe(victim);
     expect(resent.body).toBe(r.requests[0]!.body);
-    expect(new Webhook(SECRET).verify(resent.body, resent.headers as Record<string, string>)).toMatchObject({ id: victim });
+    expect(verifyWebhook(resent, SECRET)).toMatchObject({ id: victim });
 
     // Every alert reached the receiver, only the in-doubt one twice.
     const counts = new Map<string, number>();

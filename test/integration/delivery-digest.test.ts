@@ -7,7 +7,8 @@ import { escapeHtml, loadTemplates } from '../../src/render/index.ts';
 import { listAlerts } from '../../src/store/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { deliverStep, deliveryRows, later } from '../helpers/delivery.ts';
-import { startPipeline, tempDir, TEMPLATES_DIR, type Pipeline } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
+import { startPipeline, TEMPLATES_DIR, type Pipeline } from '../helpers/pipeline.ts';
 import { mailHeader, mailPart, startSmtp, type SmtpReceiver } from '../helpers/receivers.ts';
 
 const RULES = `

@@ -1,10 +1,10 @@
 // Channels are delivered independently: an SMTP server that greets and then goes silent holds up
 // only the email channel; the webhooks of the same alerts go at once.
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/daemon.ts';
 import { deliverStep, deliveryRows } from '../helpers/delivery.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { startStalledSmtp, startWebhookReceiver, type StalledSmtp, type WebhookReceiver } from '../helpers/receivers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const rules = (url: string) => `
 channels:

@@ -85,7 +85,7 @@ describe('alert storms', () => {
     expect(r.requests).toHaveLength(1000);
     expect(new Set(ids).size).toBe(1000);
     expect(new Set(ids)).toEqual(new Set(p.storedAlerts().map((a) => a.id)));
-    for (const request of r.requests) expect(JSON.parse(request.body)).toMatchObject({ id: request.headers['webhook-id'], type: 'alert' });
+    for (const request of r.requests) expect(request.json()).toMatchObject({ id: request.headers['webhook-id'], type: 'alert' });
 
     // Nothing is left to send.
     expect(await deliverStep(p, {})).toEqual({ delivered: 0, retrying: 0, dead: 0 });

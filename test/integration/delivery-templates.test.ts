@@ -1,12 +1,12 @@
 // A template that fails on real alerts (here: runs past its time limit) through the whole pipeline:
 // the delivery is dead at the first attempt with the template's error, and the rule's other
 // channels are delivered as usual.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadTemplates } from '../../src/render/index.ts';
 import { deliverStep, deliveryRows, later } from '../helpers/delivery.ts';
+import { tempDir } from '../helpers/files.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 
@@ -40,7 +40,7 @@ afterEach(async () => {
 
 describe('a template that fails on a real alert', () => {
   it('makes that delivery dead at the first attempt, with the template error; the webhook is delivered', async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'edgewatch-burn-'));
+    dir = tempDir('edgewatch-burn-');
     writeFileSync(path.join(dir, 'burn.text.liquid'), BURNER);
     const templates = await loadTemplates(dir);
     const r = (receiver = await startWebhookReceiver());

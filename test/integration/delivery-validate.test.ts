@@ -3,7 +3,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { tempDir, TEMPLATES_DIR } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
+import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 
 const RULES = `channels:
   trading:

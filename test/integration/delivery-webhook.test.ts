@@ -1,15 +1,11 @@
 // Webhooks through the whole pipeline: sandbox -> poll -> store -> outbox -> a local receiver that
 // verifies the Standard Webhooks signature with the published `standardwebhooks` library.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, startSandboxWithRules } from '../helpers/cli.ts';
 import { deliverStep, deliveryRows, later } from '../helpers/delivery.ts';
-import { startPipeline, tempDir, type Pipeline } from '../helpers/pipeline.ts';
-import { answer, inTurn, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
+import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
+import { answer, inTurn, startWebhookReceiver, verifyWebhook, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 
 const SECRET = `whsec_${Buffer.from('edgewatch-webhook-test-secret-32').toString('base64')}`;
 const CONTRACT_FIELDS = ['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current'];
@@ -42,10 +38,7 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-/** A receiver's own check: the library throws unless the signature and timestamp hold. */
-function verify(request: WebhookRequest): unknown {
-  return new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>);
-}
+const verify = (request: WebhookRequest): unknown => verifyWebhook(request, SECRET);
 
 /** Baseline, then every given event armed below the threshold. */
 async function setUp(tickers: number): Promise<{ p: Pipeline; r: WebhookReceiver; events: string[] }> {
@@ -203,13 +196,9 @@ describe('webhook delivery through the pipeline', () => {
 describe('poll --once exit codes and delivery', () => {
   it('exits 0 when a delivery is only retrying, 1 when one went dead during the command', { timeout: 120_000 }, async () => {
     const r = (receiver = await startWebhookReceiver(answer(500)));
-    const sandbox = await startSandbox({ port: 0, apiKey: 'exit-key', events: 20, kpis: 5 });
-    const dir = tempDir();
-    try {
-      mkdirSync(path.join(dir, 'rules'));
-      writeFileSync(
-        path.join(dir, 'rules', 'rules.yaml'),
-        `
+    const { sandbox, env, close } = await startSandboxWithRules({
+      sandbox: { apiKey: 'exit-key', events: 20, kpis: 5 },
+      rules: `
 channels:
   hook: { type: webhook, url: "${r.url}", secret: ${SECRET} }
 rules:
@@ -218,13 +207,8 @@ rules:
     trigger: { type: new }
     notify: [hook]
 `,
-      );
-      const env = {
-        EDGEWATCH_API_URL: sandbox.url,
-        EDGEWATCH_API_KEY: 'exit-key',
-        EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-        EDGEWATCH_RULES: path.join(dir, 'rules'),
-      };
+    });
+    try {
       expect((await runCli(['poll', '--once'], env)).code).toBe(0);
 
       sandbox.world.addEvent();
@@ -247,8 +231,7 @@ rules:
         [{ channel: 'hook', status: 'pending', attempts: 1, last_error: 'webhook: HTTP 500' }],
       ]);
     } finally {
-      await sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

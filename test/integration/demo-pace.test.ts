@@ -14,8 +14,8 @@ import { pollSources } from '../../src/service/cycle.ts';
 import { SANDBOX_POLL_INTERVALS } from '../../src/service/daemon.ts';
 import { startGeneration } from '../../src/sources/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { REPO } from '../helpers/daemon.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { REPO } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const MINUTES = 5;
 /** "A few": no real minute above this, and this many at most on average. */

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
+import { REPO } from '../helpers/cli.ts';
 const RECORDER = path.join(REPO, 'test/helpers/record-imports.mjs');
 
 /** Loaded only by the commands that use them (the daemon, poll, digest, sandbox). */

@@ -5,8 +5,9 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { getJson, startDaemonChild, waitFor, type DaemonChild } from '../helpers/daemon.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { getJson, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { tempDir } from '../helpers/files.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dir: string;
 let daemon: DaemonChild | undefined;

@@ -5,8 +5,10 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { childEnv, REPO, startDaemonChild, waitFor, type DaemonChild } from '../helpers/daemon.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { BIN, REPO } from '../helpers/cli.ts';
+import { childEnv, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { tempDir } from '../helpers/files.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dir: string;
 let daemon: DaemonChild | undefined;
@@ -37,7 +39,7 @@ it('prints a first alert within 60 seconds on the built-in sandbox, and `alerts`
 
   // `generate` with no API URL reaches the daemon's sandbox, so the daemon watches the run.
   const run = promisify(execFile);
-  const cli = (...args: string[]) => run(process.execPath, [path.join(REPO, 'bin/edgewatch.js'), ...args], { cwd: REPO, env: childEnv(env) });
+  const cli = (...args: string[]) => run(process.execPath, [BIN, ...args], { cwd: REPO, env: childEnv(env) });
   const sandboxUrl = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(intro)![1]!;
   const list = (await (await fetch(`${sandboxUrl}/predictions/events?limit=200&include=eligibility`, { headers: { authorization: 'Bearer any' } })).json()) as {
     data: Array<{ event_ticker: string; eligibility_status: string }>;
@@ -52,7 +54,7 @@ it('prints a first alert within 60 seconds on the built-in sandbox, and `alerts`
   const stop = await daemon.signal('SIGTERM');
   expect(stop.code).toBe(0);
 
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO, 'bin/edgewatch.js'), 'alerts', '--json', '--limit', '500'], { cwd: REPO, env: childEnv(env) });
+  const { stdout } = await cli('alerts', '--json', '--limit', '500');
   const listed = JSON.parse(stdout) as Array<{ rule: string; entity: string }>;
   const [, rule, entity] = /^\[\w+\] (\S+) (\S+):/.exec(line)!;
   expect(listed.some((a) => a.rule === rule && a.entity === entity)).toBe(true);

@@ -1,42 +1,40 @@
 // The status page in a real headless browser (Debian's chromium through playwright-core), served
 // by a daemon run in-process against a sandbox with a manual clock.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
 import { createDaemon, type Daemon } from '../../src/service/daemon.ts';
 import { createLogger } from '../../src/service/logger.ts';
-import { getJson, waitFor } from '../helpers/daemon.ts';
-import { TEMPLATES_DIR, tempDir } from '../helpers/pipeline.ts';
+import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { eventsBaselineDone } from '../helpers/daemon.ts';
+import { writeRules } from '../helpers/files.ts';
+import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const SCRIPT = '<script>window.__pwned = 1</script>';
 
+let scene: SandboxWithRules;
 let sandbox: Sandbox;
 let daemon: Daemon | undefined;
 let browser: Browser | undefined;
-let dir: string;
 
 beforeEach(async () => {
-  sandbox = await startSandbox({ port: 0, events: 10, kpis: 3 });
-  dir = tempDir('edgewatch-status-');
+  scene = await startSandboxWithRules({ sandbox: { events: 10, kpis: 3 }, dirPrefix: 'edgewatch-status-' });
+  sandbox = scene.sandbox;
 });
 
 afterEach(async () => {
   await browser?.close();
   await daemon?.stop();
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scene.close();
 });
 
 it('shows sources, rules and recent alerts, with API text as text', async () => {
   const [ticker] = sandbox.world.eventTickers();
   sandbox.world.updateEvent(ticker!, { edge_pp: 0 });
-  const rulesDir = path.join(dir, 'rules');
-  mkdirSync(rulesDir);
-  writeFileSync(
-    path.join(rulesDir, 'rules.yaml'),
+  writeRules(
+    scene.dir,
     `channels:
   screen: { type: console }
 rules:
@@ -49,10 +47,7 @@ rules:
   );
   const printed: string[] = [];
   const config = readConfig({
-    EDGEWATCH_API_URL: sandbox.url,
-    EDGEWATCH_API_KEY: 'status-key',
-    EDGEWATCH_DB: path.join(dir, 'edgewatch.db'),
-    EDGEWATCH_RULES: rulesDir,
+    ...scene.env,
     EDGEWATCH_TEMPLATES: TEMPLATES_DIR,
     EDGEWATCH_PORT: '0',
     EDGEWATCH_POLL_EVENTS: '1s',
@@ -60,7 +55,7 @@ rules:
   });
   daemon = createDaemon({ config, logger: createLogger('silent'), out: (line) => printed.push(line) });
   const { url } = await daemon.start();
-  await waitFor('events baseline', async () => (await getJson(`${url}healthz`)).body.sources.events.last_success_at !== null);
+  await eventsBaselineDone(url);
 
   sandbox.world.updateEvent(ticker!, { edge_pp: 15, name: `Fed ${SCRIPT} & "co"` });
   await waitFor('the alert printed', () => printed.some((line) => line.includes('edge-over-10')));

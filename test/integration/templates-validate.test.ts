@@ -4,7 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/pipeline.ts';
+import { tempDir } from '../helpers/files.ts';
 
 let dir: string;
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import {
   type TemplateSet,
 } from '../../src/render/index.ts';
 import { EVIL, alertsByTrigger, appearsAlert, changesAlert, crossesAlert, dropsAlert, evilAlert } from './render-fixtures.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const templatesDir = fileURLToPath(new URL('../../templates', import.meta.url));
 const set: TemplateSet = await loadTemplates(templatesDir);
@@ -327,7 +327,7 @@ describe('webhook bodies', () => {
 
 describe('a templates folder of ones own', () => {
   it('holds only what it changes: the shipped defaults fill in the rest', async () => {
-    const own = mkdtempSync(join(tmpdir(), 'edgewatch-templates-'));
+    const own = tempDir('edgewatch-templates-');
     try {
       writeFileSync(join(own, 'edge.text.liquid'), 'EDGE {{ alert.entity }}');
       const mine = await loadTemplates(own);

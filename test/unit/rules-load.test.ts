@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile, mkdir, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { combineRuleFiles, formatProblem, loadRules, ruleContext, type RuleContext } from '../../src/rules/index.ts';
 import { MAX_RULE_FILE_BYTES } from '../../src/rules/load.ts';
+import { tempDir } from '../helpers/files.ts';
 
 const CONSOLE_ONLY: RuleContext = { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } };
 
@@ -90,7 +90,7 @@ describe('combineRuleFiles: checks across files', () => {
 describe('loadRules on disk', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'edgewatch-rules-'));
+    dir = tempDir('edgewatch-rules-');
     await mkdir(join(dir, 'rules'));
     await writeFile(join(dir, 'rules', 'b.yml'), 'rules:\n  - { name: b, source: kpis, trigger: { type: new }, notify: [screen] }\n');
     await writeFile(join(dir, 'rules', 'a.yaml'), 'channels:\n  screen: { type: console }\nrules:\n  - { name: a, source: events, trigger: { type: new }, notify: [screen], template: edge }\n');
@@ -123,7 +123,7 @@ describe('loadRules reads only regular files inside the folder', () => {
   let dir: string;
   let rules: string;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'edgewatch-rules-'));
+    dir = tempDir('edgewatch-rules-');
     rules = join(dir, 'rules');
     await mkdir(rules);
     await writeFile(join(rules, 'a.yaml'), channels);
