@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ApiError, describeIssue, parseErrorBody, safeCause } from './errors.ts';
+import { marketSearchMethods, type MarketSearchMethods } from './market-search.ts';
 import { formatDuration } from '../core/duration.ts';
 import { redact } from '../core/redact.ts';
 import { MAX_NESTING, pathTooDeep } from './nesting.ts';
@@ -20,15 +21,10 @@ import {
   KpiBoardEnvelope,
   KpiDetail,
   KpiRow,
-  ModelEdgeEnvelope,
-  ModelEdgeRow,
   PageEnvelope,
-  RankingEnvelope,
-  RankingRow,
   ReportRetrieval,
   RunStatus,
   TrustScorecard,
-  type ModelEdgeResponse,
 } from './schemas.ts';
 
 export interface RequestInfo {
@@ -82,12 +78,6 @@ export interface KpiPage extends Page<KpiRow> {
   aggregates: KpiBoardEnvelope['aggregates'];
 }
 
-export interface RankingPage extends Page<RankingRow> {
-  runId: string | null;
-  capturedAt: string | null;
-  sortBy: string | null | undefined;
-}
-
 export type Venue = 'venuea' | 'venueb';
 
 export interface EventPagesParams {
@@ -128,21 +118,7 @@ export interface KpiDetailParams {
   percentiles?: number[];
 }
 
-export interface MarketsWithEdgePagesParams {
-  runId?: string;
-  category?: string;
-  edgePpMin?: number;
-  edgePpMax?: number;
-  expectedReturnMin?: number;
-  totalVolumeMin?: number;
-  modelProbabilityMin?: number;
-  sortBy?: 'edge_pp' | 'expected_return' | 'total_volume' | 'model_probability';
-  /** Page size, 1-200; default 200. */
-  limit?: number;
-  cursor?: string;
-}
-
-export interface ApiClient {
+export interface ApiClient extends MarketSearchMethods {
   eventPages(params?: EventPagesParams): AsyncIterable<Page<EventRow>>;
   event(ticker: string, params?: { runId?: string }): Promise<EventDetail>;
   eventHistoryPages(ticker: string, params?: EventHistoryParams): AsyncIterable<HistoryPage>;
@@ -153,14 +129,12 @@ export interface ApiClient {
   runStatus(runId: string): Promise<RunStatus>;
   kpiPages(params?: KpiPagesParams): AsyncIterable<KpiPage>;
   kpi(eventId: string, params?: KpiDetailParams): Promise<KpiDetail>;
-  marketsWithEdgePages(params?: MarketsWithEdgePagesParams): AsyncIterable<RankingPage>;
-  edge(tickers: string[], runId?: string): Promise<ModelEdgeResponse>;
   close(): Promise<void>;
 }
 
-type Query = Record<string, string | number | boolean | undefined>;
+export type Query = Record<string, string | number | boolean | undefined>;
 
-interface Call {
+export interface Call {
   method: 'GET' | 'POST';
   path: string;
   query?: Query;
@@ -171,8 +145,18 @@ interface Call {
 }
 
 /** A call whose body holds rows under `data`, each named in errors by its `rowKey` field. */
-interface ListCall extends Call {
+export interface ListCall extends Call {
   rowKey: string;
+}
+
+/** What the method modules (market-search.ts) build on: one request, list walks, body checks. */
+export interface ClientCore {
+  /** The parsed JSON body of a 2xx, after retries; an ApiError otherwise. */
+  send(call: Call): Promise<unknown>;
+  paginate<E extends PageEnvelope, P extends Page<unknown>>(call: Call, envelope: z.ZodType<E>, read: (env: E) => P): AsyncGenerator<P, void, undefined>;
+  parseOne<S extends z.ZodType>(schema: S, body: unknown, resource: string): z.output<S>;
+  /** Rows validated one at a time so an error names the row by its key field. */
+  parseRows<S extends z.ZodType>(schema: S, rows: unknown[], call: ListCall): Array<z.output<S>>;
 }
 
 const DEFAULT_PAGE = 200;
@@ -381,7 +365,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
    * page handed out; the loop stops on has_more false (or when the consumer breaks). A list whose
    * pages never end (fresh cursors forever, or slowly) fails at maxPages or maxListMs.
    */
-  async function* paginate<E extends z.infer<typeof PageEnvelope>, P extends Page<unknown>>(
+  async function* paginate<E extends PageEnvelope, P extends Page<unknown>>(
     call: Call,
     envelope: z.ZodType<E>,
     read: (env: E) => P,
@@ -533,46 +517,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return parseOne(KpiDetail, body, resource);
     },
 
-    marketsWithEdgePages(params = {}) {
-      const call: ListCall = {
-        method: 'GET',
-        path: '/predictions/venuea/markets-with-edge',
-        resource: 'markets with edge',
-        rowKey: 'event_ticker',
-        query: {
-          run_id: params.runId,
-          category: params.category,
-          edge_pp_min: params.edgePpMin,
-          edge_pp_max: params.edgePpMax,
-          expected_return_min: params.expectedReturnMin,
-          total_volume_min: params.totalVolumeMin,
-          model_probability_min: params.modelProbabilityMin,
-          sort_by: params.sortBy,
-          limit: params.limit ?? DEFAULT_PAGE,
-          cursor: params.cursor,
-        },
-      };
-      return paginate(call, RankingEnvelope, (env) => ({
-        rows: parseRows(RankingRow, env.data, call),
-        nextCursor: env.next_cursor,
-        hasMore: env.has_more,
-        runId: env.run_id,
-        capturedAt: env.captured_at,
-        sortBy: env.sort_by,
-      }));
-    },
-
-    async edge(tickers, runId) {
-      const call: ListCall = {
-        method: 'POST',
-        path: '/predictions/venuea/markets/edge',
-        body: runId === undefined ? { tickers } : { tickers, run_id: runId },
-        resource: 'model edge',
-        rowKey: 'input_ticker',
-      };
-      const env = parseOne(ModelEdgeEnvelope, await send(call), call.resource);
-      return { ...env, data: parseRows(ModelEdgeRow, env.data, call) };
-    },
+    ...marketSearchMethods({ send, paginate, parseOne, parseRows }),
 
     async close() {
       closed = true;
