@@ -4,7 +4,8 @@
 //
 // Requests are strict: a parameter the endpoint does not take is an error, so that a rule's
 // `query` (written in the endpoint's own names) can be checked with these very schemas. The
-// client sends what it is given and leaves range checks to the API, whose answer it reports.
+// client sends what it is given and reports the API's answer; it checks only the length of a
+// search text, whose refusal the API sends as a retryable 503.
 // Responses are loose, as in schemas.ts: the fields the product reads are checked, the rest passes
 // through.
 import { z } from 'zod';

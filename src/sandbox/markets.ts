@@ -116,7 +116,7 @@ export function marketTitle(m: SimMarket): string {
 }
 
 function behavioralOf(world: SimWorld, ev: SimEvent, wave: Wave): number | null {
-  if (ev.n >= world.initialEvents) return null;
+  if (ev.n >= world.baseSize) return null;
   const swing = Math.abs(wave.slowAmp) + wave.fastAmp;
   return BEHAVIORAL_BASE + Math.min(BEHAVIORAL_LABELS.length - 1, Math.floor(((swing - 0.035) / 0.115) * BEHAVIORAL_LABELS.length));
 }

@@ -72,8 +72,6 @@ function isLive(entry: OrderEntry): boolean {
 export class SimWorld {
   now: number;
   readonly startTime: number;
-  /** Events generated at the start: their markets have the long price history a behavioral cluster needs. */
-  readonly initialEvents: number;
   /** Bumped on every change to events or KPIs: lets views cache sorted orders. */
   version = 0;
   readonly seed: number;
@@ -95,7 +93,11 @@ export class SimWorld {
   private runCount = 0;
   private versionCount = 0;
   private creditBalance: number;
-  private readonly baseSize: number;
+  /**
+   * The events generated at the start. Movement rates follow it; and only their markets have the
+   * long price history a behavioral cluster needs.
+   */
+  readonly baseSize: number;
   /** When a test hook last refreshed the market-search data by hand. */
   private forcedRefresh = -Infinity;
 
@@ -103,7 +105,6 @@ export class SimWorld {
     this.seed = options.seed;
     this.now = options.startTime;
     this.startTime = options.startTime;
-    this.initialEvents = options.events;
     this.creditBalance = options.credits;
     this.baseSize = options.events;
     this.rng = mulberry32(hash(options.seed, 'movement'));
@@ -188,10 +189,6 @@ export class SimWorld {
     return this.events;
   }
 
-  newestEvent(): SimEvent | undefined {
-    return this.order[this.order.length - 1]?.ev;
-  }
-
   findRun(runId: string): GenerationRun | undefined {
     return this.runs.get(runId.toLowerCase());
   }
@@ -215,13 +212,15 @@ export class SimWorld {
     return { refreshedAt: Math.max(syncing ? boundary - period : boundary, this.forcedRefresh), syncing };
   }
 
-  /** The refresh times whose data may still be asked for by run id, newest first (a day of them). */
+  /** The refresh times whose data may still be asked for by run id: the last one, then a day of scheduled ones. */
   recentRefreshes(): number[] {
     const { refreshedAt } = this.marketSync();
     const period = MARKET_REFRESH_MINUTES * MINUTE;
-    const scheduled = this.startTime + Math.floor((refreshedAt - this.startTime) / period) * period;
-    const times = refreshedAt === scheduled ? [] : [refreshedAt];
-    for (let t = scheduled, k = 0; t >= this.startTime && k < (24 * 60) / MARKET_REFRESH_MINUTES; t -= period, k++) times.push(t);
+    const times = [refreshedAt];
+    let scheduled = this.startTime + Math.floor((refreshedAt - this.startTime) / period) * period;
+    for (let k = 0; k < (24 * 60) / MARKET_REFRESH_MINUTES && scheduled >= this.startTime; k++, scheduled -= period) {
+      if (scheduled !== refreshedAt) times.push(scheduled);
+    }
     return times;
   }
 
