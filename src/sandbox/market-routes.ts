@@ -52,19 +52,30 @@ const byTicker = (a: SimMarket, b: SimMarket): number => (a.ticker < b.ticker ? 
 // ---- search ----
 
 const MARKET_SORTS = ['volume_24h', 'close_time', 'last_price'] as const;
+type MarketSort = (typeof MARKET_SORTS)[number];
 
-function searchMarkets(world: SimWorld, q: Record<string, string>): Reply {
-  allowOnly('detail', q, ['q', 'category', 'series_ticker', 'series_prefix', 'event_ticker', 'close_before', 'min_volume_24h', 'sort_by', 'boost_category', 'limit', 'cursor']);
-  const sortBy = q.sort_by === undefined ? undefined : oneOf(MARKET_SORTS, 'sort_by', q.sort_by, 'volume_24h');
-  const limit = intParam('detail', q, 'limit', 50, 1, 200, 422);
-  const minVolume = numberParam('detail', q, 'min_volume_24h') ?? -Infinity;
-  const closeBefore = timeParam('detail', q, 'close_before', 422) ?? Infinity;
-  const offset = offsetCursor('detail', q.cursor);
-  shortText(q.q);
-  const view = syncedView(world);
+interface SearchHit {
+  m: SimMarket;
+  row: Record<string, unknown>;
+  rank: number;
+}
+
+const searches = new WeakMap<MarketView, Map<string, SearchHit[]>>();
+
+/**
+ * The markets a search matches, in its order: computed once per view and query, so that the
+ * pages of one walk cost a slice each (a 50,000-event world has 150,000 markets).
+ */
+function searchHits(view: MarketView, q: Record<string, string>, sortBy: MarketSort | undefined, minVolume: number, closeBefore: number): SearchHit[] {
+  let cache = searches.get(view);
+  if (!cache) searches.set(view, (cache = new Map()));
+  const { cursor: _cursor, limit: _limit, ...filters } = q;
+  const key = JSON.stringify(Object.entries(filters).sort());
+  const hit = cache.get(key);
+  if (hit) return hit;
   const words = q.q === undefined ? [] : [...tokens(q.q)];
   const category = q.category?.toLowerCase();
-  const rows: Array<{ m: SimMarket; row: Record<string, unknown>; rank: number }> = [];
+  const hits: SearchHit[] = [];
   for (const m of view.markets) {
     const ev = m.ev;
     if (category !== undefined && ev.series.category.toLowerCase() !== category) continue;
@@ -78,17 +89,32 @@ function searchMarkets(world: SimWorld, q: Record<string, string>): Reply {
     const relevance = words.filter((w) => haystack.includes(w)).length;
     if (q.q !== undefined && relevance === 0) continue;
     const boosted = sortBy === undefined && words.length > 0 && q.boost_category?.toLowerCase() === ev.series.category.toLowerCase();
-    rows.push({ m, row, rank: relevance + (boosted ? 0.5 : 0) });
+    hits.push({ m, row, rank: relevance + (boosted ? 0.5 : 0) });
   }
-  const value = (r: (typeof rows)[number]): number => {
-    if (sortBy === 'close_time') return -r.m.ev.close_time;
-    if (sortBy === 'last_price') return r.m.price;
-    if (sortBy === undefined && words.length > 0) return r.rank * 1e12 + (r.row.volume_24h as number);
-    return r.row.volume_24h as number;
+  const value = (h: SearchHit): number => {
+    if (sortBy === 'close_time') return -h.m.ev.close_time;
+    if (sortBy === 'last_price') return h.m.price;
+    if (sortBy === undefined && words.length > 0) return h.rank * 1e12 + (h.row.volume_24h as number);
+    return h.row.volume_24h as number;
   };
-  rows.sort((a, b) => value(b) - value(a) || byTicker(a.m, b.m));
-  const { slice, ...more } = page(rows, offset, limit);
-  return { status: 200, body: { data: slice.map((r) => r.row), ...more } };
+  hits.sort((a, b) => value(b) - value(a) || byTicker(a.m, b.m));
+  // Distinct queries are few (one per rule); a client that varies them endlessly starts afresh.
+  if (cache.size >= 100) cache.clear();
+  cache.set(key, hits);
+  return hits;
+}
+
+function searchMarkets(world: SimWorld, q: Record<string, string>): Reply {
+  allowOnly('detail', q, ['q', 'category', 'series_ticker', 'series_prefix', 'event_ticker', 'close_before', 'min_volume_24h', 'sort_by', 'boost_category', 'limit', 'cursor']);
+  const sortBy = q.sort_by === undefined ? undefined : oneOf(MARKET_SORTS, 'sort_by', q.sort_by, 'volume_24h');
+  const limit = intParam('detail', q, 'limit', 50, 1, 200, 422);
+  const minVolume = numberParam('detail', q, 'min_volume_24h') ?? -Infinity;
+  const closeBefore = timeParam('detail', q, 'close_before', 422) ?? Infinity;
+  const offset = offsetCursor('detail', q.cursor);
+  shortText(q.q);
+  const hits = searchHits(syncedView(world), q, sortBy, minVolume, closeBefore);
+  const { slice, ...more } = page(hits, offset, limit);
+  return { status: 200, body: { data: slice.map((h) => h.row), ...more } };
 }
 
 function similarMarkets(world: SimWorld, q: Record<string, string>): Reply {
@@ -194,10 +220,9 @@ const EdgeBody = z.object({
 function marketsEdge(world: SimWorld, body: string): Reply {
   const parsed = jsonBody('detail', body, EdgeBody);
   const view = viewOfRun(world, parsed.run_id);
-  const events = new Map(view.events.map((e) => [e.ev.ticker.toUpperCase(), e]));
   const data = [];
   for (const input of parsed.tickers) {
-    const event = events.get(input.toUpperCase());
+    const event = view.eventsByTicker.get(input.toUpperCase());
     if (event) {
       data.push(edgeRow(input, null, event.ev, event.snapshot));
       continue;

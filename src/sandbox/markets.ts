@@ -42,11 +42,11 @@ export interface SimMarket {
 
 export interface MarketView {
   refreshedAt: number;
-  /** How many events the world had when the view was built. */
-  eventCount: number;
   runId: string;
   /** Every venuea event known at the refresh, with its snapshot then. */
   events: ReadonlyArray<{ ev: SimEvent; snapshot: Snapshot }>;
+  /** By upper-case ticker. */
+  eventsByTicker: ReadonlyMap<string, { ev: SimEvent; snapshot: Snapshot }>;
   markets: readonly SimMarket[];
   /** By upper-case ticker. */
   byTicker: ReadonlyMap<string, SimMarket>;
@@ -150,26 +150,23 @@ export function buildView(world: SimWorld, refreshedAt: number): MarketView {
   }
   return {
     refreshedAt,
-    eventCount: world.allEvents().length,
     runId: scoringRunId(world.seed, refreshedAt),
     events,
+    eventsByTicker: new Map(events.map((e) => [e.ev.ticker.toUpperCase(), e])),
     markets,
     byTicker: new Map(markets.map((m) => [m.ticker.toUpperCase(), m])),
   };
 }
 
-const views = new WeakMap<SimWorld, MarketView>();
+const views = new WeakMap<SimWorld, { key: string; view: MarketView }>();
 
-/**
- * The view as of the last refresh. Snapshots taken since do not change it; new events appear at
- * the next refresh (the view is rebuilt when the refresh time or the number of events changes).
- */
+/** The view as of the last refresh, built once per refresh: snapshots taken since do not change it. */
 export function marketView(world: SimWorld): MarketView {
-  const { refreshedAt } = world.marketSync();
+  const key = world.marketDataKey();
   const cached = views.get(world);
-  if (cached && cached.refreshedAt === refreshedAt && cached.eventCount === world.allEvents().length) return cached;
-  const view = buildView(world, refreshedAt);
-  views.set(world, view);
+  if (cached?.key === key) return cached.view;
+  const view = buildView(world, world.marketSync().refreshedAt);
+  views.set(world, { key, view });
   return view;
 }
 

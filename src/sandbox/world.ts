@@ -98,8 +98,9 @@ export class SimWorld {
    * long price history a behavioral cluster needs.
    */
   readonly baseSize: number;
-  /** When a test hook last refreshed the market-search data by hand. */
+  /** When a test hook last refreshed the market-search data by hand, and how many times it did. */
   private forcedRefresh = -Infinity;
+  private forcedRefreshes = 0;
 
   constructor(options: WorldOptions) {
     this.seed = options.seed;
@@ -227,7 +228,16 @@ export class SimWorld {
   /** A test hook: the market-search data refreshes now, without a sync. */
   refreshMarkets(): void {
     this.forcedRefresh = this.now;
+    this.forcedRefreshes++;
     this.version++;
+  }
+
+  /**
+   * Changes when the market-search data does: a refresh, by schedule or by hand, or a new event
+   * (which the data shows from its next refresh, since its snapshots are all newer).
+   */
+  marketDataKey(): string {
+    return `${this.marketSync().refreshedAt}|${this.forcedRefreshes}|${this.events.length}`;
   }
 
   // ---- changing ----

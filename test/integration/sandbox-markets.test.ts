@@ -196,6 +196,16 @@ describe('sandbox nightly refresh', () => {
     expect(unknown).toEqual({ status: 404, body: { detail: 'Scoring run 00000000-0000-4000-8000-000000000000 not found' } });
   });
 
+  it('shows a change after refreshMarkets, even made at the simulated instant of the data it replaces', async () => {
+    const s = await sandbox();
+    const ticker = s.world.eventTickers().find((t) => s.world.eventVenue(t) === 'venuea')!;
+    const before = (await post(s, '/markets/edge', { tickers: [ticker] })).body.data[0].edge_pp;
+    s.world.updateEvent(ticker, { edge_pp: before + 7 });
+    expect((await post(s, '/markets/edge', { tickers: [ticker] })).body.data[0].edge_pp).toBe(before);
+    s.world.refreshMarkets();
+    expect((await post(s, '/markets/edge', { tickers: [ticker] })).body.data[0].edge_pp).toBe(before + 7);
+  });
+
   it('resolves market and event tickers to their event in the model edge, dropping unknown ones; 422 on a bad body', async () => {
     const s = await sandbox();
     const market = s.world.marketTickers()[3]!;
