@@ -1,6 +1,8 @@
 // Handlers of api/market-search-and-baskets.md: markets search, similar markets, cluster peers,
 // the edge ranking, model edge, basket backtest and validate. They serve the world as of its last
-// nightly refresh (markets.ts) and answer 503 while a refresh syncs; errors use `{detail}`.
+// nightly refresh (markets.ts) and answer 503 while a refresh syncs; errors use `{detail}`. The
+// document's vocabulary (sorts, kinds, ranges) is written out here again rather than taken from the
+// client's schemas, so that the client's tests against the sandbox check one against the other.
 import { z } from 'zod';
 import { backtestSummary, navCandles, TIMEFRAME_SPECS, validateBasket, type Timeframe, type ValidationLeg } from './baskets.ts';
 import { edgeRow, iso, rankingRow, type SimEvent, type Snapshot } from './events.ts';
