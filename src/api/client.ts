@@ -3,6 +3,7 @@
 // hostile upstream can send is bounded: body size, pages per list walk and the walk's duration.
 // Requests are made by request.ts, lists walked by pages.ts; here are the resources.
 import { Agent, type Dispatcher } from 'undici';
+import { marketSearchMethods, type MarketSearchMethods } from './market-search.ts';
 import { createSemaphore } from './semaphore.ts';
 import { fetchOne, listPages, parseRows, type ListLimits, type Page } from './pages.ts';
 import type { ListCall, Query, RequestContext, RequestInfo } from './request.ts';
@@ -15,15 +16,10 @@ import {
   KpiBoardEnvelope,
   KpiDetail,
   KpiRow,
-  ModelEdgeEnvelope,
-  ModelEdgeRow,
   PageEnvelope,
-  RankingEnvelope,
-  RankingRow,
   ReportRetrieval,
   RunStatus,
   TrustScorecard,
-  type ModelEdgeResponse,
 } from './schemas.ts';
 
 export type { Page } from './pages.ts';
@@ -61,12 +57,6 @@ export interface KpiPage extends Page<KpiRow> {
   /** The board's `as_of`. */
   asOf: string | null;
   aggregates: KpiBoardEnvelope['aggregates'];
-}
-
-export interface RankingPage extends Page<RankingRow> {
-  runId: string | null;
-  capturedAt: string | null;
-  sortBy: string | null | undefined;
 }
 
 export type Venue = 'venuea' | 'venueb';
@@ -109,21 +99,7 @@ export interface KpiDetailParams {
   percentiles?: number[];
 }
 
-export interface MarketsWithEdgePagesParams {
-  runId?: string;
-  category?: string;
-  edgePpMin?: number;
-  edgePpMax?: number;
-  expectedReturnMin?: number;
-  totalVolumeMin?: number;
-  modelProbabilityMin?: number;
-  sortBy?: 'edge_pp' | 'expected_return' | 'total_volume' | 'model_probability';
-  /** Page size, 1-200; default 200. */
-  limit?: number;
-  cursor?: string;
-}
-
-export interface ApiClient {
+export interface ApiClient extends MarketSearchMethods {
   eventPages(params?: EventPagesParams): AsyncIterable<Page<EventRow>>;
   event(ticker: string, params?: { runId?: string }): Promise<EventDetail>;
   eventHistoryPages(ticker: string, params?: EventHistoryParams): AsyncIterable<HistoryPage>;
@@ -134,8 +110,6 @@ export interface ApiClient {
   runStatus(runId: string): Promise<RunStatus>;
   kpiPages(params?: KpiPagesParams): AsyncIterable<KpiPage>;
   kpi(eventId: string, params?: KpiDetailParams): Promise<KpiDetail>;
-  marketsWithEdgePages(params?: MarketsWithEdgePagesParams): AsyncIterable<RankingPage>;
-  edge(tickers: string[], runId?: string): Promise<ModelEdgeResponse>;
   close(): Promise<void>;
 }
 
@@ -174,6 +148,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const ctx = clientContext(options, options.dispatcher ?? ownAgent!);
 
   return {
+    ...marketSearchMethods(ctx),
+
     eventPages(params = {}) {
       const call: ListCall = {
         method: 'GET',
@@ -258,40 +234,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         percentiles: params.percentiles?.join(','),
       };
       return fetchOne(ctx, KpiDetail, { method: 'GET', path: `/predictions/kpi-events/${seg(eventId)}`, query, resource: `kpi ${eventId}` });
-    },
-
-    marketsWithEdgePages(params = {}) {
-      const call: ListCall = {
-        method: 'GET',
-        path: '/predictions/venuea/markets-with-edge',
-        resource: 'markets with edge',
-        rowKey: 'event_ticker',
-        query: {
-          run_id: params.runId,
-          category: params.category,
-          edge_pp_min: params.edgePpMin,
-          edge_pp_max: params.edgePpMax,
-          expected_return_min: params.expectedReturnMin,
-          total_volume_min: params.totalVolumeMin,
-          model_probability_min: params.modelProbabilityMin,
-          sort_by: params.sortBy,
-          limit: params.limit ?? DEFAULT_PAGE,
-          cursor: params.cursor,
-        },
-      };
-      return listPages(ctx, call, RankingEnvelope, RankingRow, (env) => ({ runId: env.run_id, capturedAt: env.captured_at, sortBy: env.sort_by }));
-    },
-
-    async edge(tickers, runId) {
-      const call: ListCall = {
-        method: 'POST',
-        path: '/predictions/venuea/markets/edge',
-        body: runId === undefined ? { tickers } : { tickers, run_id: runId },
-        resource: 'model edge',
-        rowKey: 'input_ticker',
-      };
-      const env = await fetchOne(ctx, ModelEdgeEnvelope, call);
-      return { ...env, data: parseRows(ctx, ModelEdgeRow, env.data, call) };
     },
 
     async close() {

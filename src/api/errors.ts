@@ -10,6 +10,7 @@ export type GenericApiErrorCode =
   | 'network_error'
   | 'timeout'
   | 'invalid_response'
+  | 'invalid_request'
   | 'response_too_large'
   | 'page_limit'
   | 'time_limit'
@@ -85,9 +86,24 @@ export function parseErrorBody(body: unknown, secrets: ReadonlyArray<string | un
   }
   const detail = record['detail'];
   if (typeof detail === 'string') return { message: redact(detail, secrets) };
-  // 422 validation details may be a list of objects.
-  if (detail !== undefined) return { message: redact(JSON.stringify(detail).slice(0, 500), secrets) };
-  return {};
+  if (detail === undefined) return {};
+  const text = Array.isArray(detail) ? describeValidationList(detail) : undefined;
+  return { message: redact(text ?? JSON.stringify(detail).slice(0, 500), secrets) };
+}
+
+/**
+ * A 422 detail as a list of `{loc, msg}` (FastAPI's shape) read as `body.tickers: <msg>; ...`, so
+ * the message names what was invalid; undefined when the list is not of that shape.
+ */
+function describeValidationList(items: unknown[]): string | undefined {
+  const parts: string[] = [];
+  for (const item of items) {
+    const { loc, msg } = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    if (typeof msg !== 'string') return undefined;
+    const where = Array.isArray(loc) ? loc.map(String).join('.') : '';
+    parts.push(where === '' ? msg : `${where}: ${msg}`);
+  }
+  return parts.length === 0 ? undefined : parts.join('; ').slice(0, 500);
 }
 
 /**

@@ -1,5 +1,5 @@
-// Zod schemas of the research API resources edgewatch reads (api/research-data.md and the
-// edge/ranking rows of api/market-search-and-baskets.md). Each type is inferred from its schema.
+// Zod schemas of the research API resources edgewatch reads from api/research-data.md (those of
+// api/market-search-and-baskets.md are in market-schemas.ts). Each type is inferred from its schema.
 //
 // Every object is loose: the API is additive, and the snapshots stored downstream must carry
 // every field it sent. Types follow the docs; "X or null" is nullable, fields the docs say may
@@ -380,38 +380,6 @@ export const KpiDetail = z.looseObject({
 });
 export type KpiDetail = z.infer<typeof KpiDetail>;
 
-// ---- model edge and ranking ------------------------------------------------------------
-
-const edgeNumbers = {
-  model_probability: numOrNull,
-  market_probability: numOrNull,
-  edge_pp: numOrNull,
-  expected_return: numOrNull,
-  confidence_score: num,
-  total_volume: num,
-  total_open_interest: num,
-};
-
-export const RankingRow = z.looseObject({
-  event_ticker: str,
-  title: str,
-  series_category: str,
-  ...edgeNumbers,
-});
-export type RankingRow = z.infer<typeof RankingRow>;
-
-export const ModelEdgeRow = z.looseObject({
-  input_ticker: str,
-  market_ticker: text,
-  event_ticker: str,
-  title: str,
-  series_category: str,
-  ...edgeNumbers,
-  status: str,
-  captured_at: str,
-});
-export type ModelEdgeRow = z.infer<typeof ModelEdgeRow>;
-
 // ---- envelopes -------------------------------------------------------------------------
 
 const pageFields = { next_cursor: z.string().nullable(), has_more: z.boolean() };
@@ -435,19 +403,3 @@ export const KpiBoardEnvelope = PageEnvelope.extend({
   status: text.optional(),
 });
 export type KpiBoardEnvelope = z.infer<typeof KpiBoardEnvelope>;
-
-export const RankingEnvelope = PageEnvelope.extend({
-  run_id: text,
-  captured_at: text,
-  sort_by: text.optional(),
-});
-export type RankingEnvelope = z.infer<typeof RankingEnvelope>;
-
-export const ModelEdgeEnvelope = z.looseObject({
-  run_id: text,
-  captured_at: text,
-  data: z.array(z.unknown()),
-});
-
-/** The model edge response with its rows validated. */
-export type ModelEdgeResponse = Omit<z.infer<typeof ModelEdgeEnvelope>, 'data'> & { data: ModelEdgeRow[] };

@@ -8,6 +8,8 @@ export const MONTH_NAMES = [
 
 export interface SeriesSpec {
   series: string;
+  /** The market-search thematic cluster's label. */
+  theme: string;
   category: string;
   /** Title with `{month}`, `{day}`, `{year}` placeholders. */
   title: string;
@@ -15,26 +17,26 @@ export interface SeriesSpec {
 }
 
 export const SERIES: readonly SeriesSpec[] = [
-  { series: 'KXFED', category: 'economics', title: 'Fed rate decision in {month} {year}', outcomes: ['Cut 25bps', 'Hold', 'Hike 25bps'] },
-  { series: 'KXCPI', category: 'economics', title: 'CPI year-over-year in {month} {year}', outcomes: ['Above 3.0%', 'Above 2.8%', 'Above 2.6%'] },
-  { series: 'KXPAYROLLS', category: 'economics', title: 'Nonfarm payrolls for {month} {year}', outcomes: ['Above 200k', 'Above 150k', 'Above 100k'] },
-  { series: 'KXGDP', category: 'economics', title: 'GDP growth reported {month} {day}, {year}', outcomes: ['Above 2.5%', 'Above 2.0%', 'Above 1.5%'] },
-  { series: 'KXSENATE', category: 'politics', title: 'Senate vote on the {month} funding bill', outcomes: ['Passes', 'Fails'] },
-  { series: 'KXGOVSHUT', category: 'politics', title: 'Government shutdown by {month} {day}, {year}', outcomes: ['Yes'] },
-  { series: 'KXAPPROVAL', category: 'politics', title: 'Presidential approval on {month} {day}', outcomes: ['Above 45%', 'Above 42%', 'Above 40%'] },
-  { series: 'KXMAYOR', category: 'politics', title: 'Mayoral runoff winner, {month} {year}', outcomes: ['Candidate A', 'Candidate B', 'Candidate C'] },
-  { series: 'KXBTC', category: 'crypto', title: 'Bitcoin price on {month} {day}, {year}', outcomes: ['Above $120k', 'Above $110k', 'Above $100k', 'Above $90k'] },
-  { series: 'KXETH', category: 'crypto', title: 'Ethereum price on {month} {day}, {year}', outcomes: ['Above $5000', 'Above $4500', 'Above $4000'] },
-  { series: 'KXSOL', category: 'crypto', title: 'Solana price on {month} {day}, {year}', outcomes: ['Above $250', 'Above $200'] },
-  { series: 'KXNBAGAME', category: 'sports', title: 'NBA: Lakers vs Celtics on {month} {day}', outcomes: ['Lakers', 'Celtics'] },
-  { series: 'KXNFLGAME', category: 'sports', title: 'NFL: Chiefs vs Bills on {month} {day}', outcomes: ['Chiefs', 'Bills'] },
-  { series: 'KXEPL', category: 'sports', title: 'Premier League leader on {month} {day}, {year}', outcomes: ['Arsenal', 'Liverpool', 'Man City'] },
-  { series: 'KXHIGHNY', category: 'climate', title: 'Highest temperature in NYC on {month} {day}', outcomes: ['Above 50F', 'Above 45F', 'Above 40F'] },
-  { series: 'KXHURRICANE', category: 'climate', title: 'Named storms by {month} {year}', outcomes: ['Above 15', 'Above 12'] },
-  { series: 'KXAIMODEL', category: 'technology', title: 'Top AI model on the leaderboard, {month} {day}', outcomes: ['Lab A', 'Lab B', 'Lab C'] },
-  { series: 'KXIPO', category: 'technology', title: 'Tech IPO priced by {month} {day}, {year}', outcomes: ['Yes'] },
-  { series: 'KXOSCARS', category: 'entertainment', title: 'Best Picture nominee announced {month} {year}', outcomes: ['Film A', 'Film B', 'Film C'] },
-  { series: 'KXBOXOFFICE', category: 'entertainment', title: 'Opening weekend box office, {month} {day}', outcomes: ['Above $150M', 'Above $100M'] },
+  { series: 'KXFED', theme: 'Fed rate decisions', category: 'economics', title: 'Fed rate decision in {month} {year}', outcomes: ['Cut 25bps', 'Hold', 'Hike 25bps'] },
+  { series: 'KXCPI', theme: 'US inflation prints', category: 'economics', title: 'CPI year-over-year in {month} {year}', outcomes: ['Above 3.0%', 'Above 2.8%', 'Above 2.6%'] },
+  { series: 'KXPAYROLLS', theme: 'US jobs reports', category: 'economics', title: 'Nonfarm payrolls for {month} {year}', outcomes: ['Above 200k', 'Above 150k', 'Above 100k'] },
+  { series: 'KXGDP', theme: 'US GDP growth', category: 'economics', title: 'GDP growth reported {month} {day}, {year}', outcomes: ['Above 2.5%', 'Above 2.0%', 'Above 1.5%'] },
+  { series: 'KXSENATE', theme: 'Senate funding votes', category: 'politics', title: 'Senate vote on the {month} funding bill', outcomes: ['Passes', 'Fails'] },
+  { series: 'KXGOVSHUT', theme: 'Government shutdowns', category: 'politics', title: 'Government shutdown by {month} {day}, {year}', outcomes: ['Yes'] },
+  { series: 'KXAPPROVAL', theme: 'Presidential approval', category: 'politics', title: 'Presidential approval on {month} {day}', outcomes: ['Above 45%', 'Above 42%', 'Above 40%'] },
+  { series: 'KXMAYOR', theme: 'Mayoral races', category: 'politics', title: 'Mayoral runoff winner, {month} {year}', outcomes: ['Candidate A', 'Candidate B', 'Candidate C'] },
+  { series: 'KXBTC', theme: 'Bitcoin price levels', category: 'crypto', title: 'Bitcoin price on {month} {day}, {year}', outcomes: ['Above $120k', 'Above $110k', 'Above $100k', 'Above $90k'] },
+  { series: 'KXETH', theme: 'Ethereum price levels', category: 'crypto', title: 'Ethereum price on {month} {day}, {year}', outcomes: ['Above $5000', 'Above $4500', 'Above $4000'] },
+  { series: 'KXSOL', theme: 'Solana price levels', category: 'crypto', title: 'Solana price on {month} {day}, {year}', outcomes: ['Above $250', 'Above $200'] },
+  { series: 'KXNBAGAME', theme: 'NBA games', category: 'sports', title: 'NBA: Lakers vs Celtics on {month} {day}', outcomes: ['Lakers', 'Celtics'] },
+  { series: 'KXNFLGAME', theme: 'NFL games', category: 'sports', title: 'NFL: Chiefs vs Bills on {month} {day}', outcomes: ['Chiefs', 'Bills'] },
+  { series: 'KXEPL', theme: 'Premier League table', category: 'sports', title: 'Premier League leader on {month} {day}, {year}', outcomes: ['Arsenal', 'Liverpool', 'Man City'] },
+  { series: 'KXHIGHNY', theme: 'NYC temperatures', category: 'climate', title: 'Highest temperature in NYC on {month} {day}', outcomes: ['Above 50F', 'Above 45F', 'Above 40F'] },
+  { series: 'KXHURRICANE', theme: 'Hurricane season', category: 'climate', title: 'Named storms by {month} {year}', outcomes: ['Above 15', 'Above 12'] },
+  { series: 'KXAIMODEL', theme: 'AI model leaderboard', category: 'technology', title: 'Top AI model on the leaderboard, {month} {day}', outcomes: ['Lab A', 'Lab B', 'Lab C'] },
+  { series: 'KXIPO', theme: 'Tech IPOs', category: 'technology', title: 'Tech IPO priced by {month} {day}, {year}', outcomes: ['Yes'] },
+  { series: 'KXOSCARS', theme: 'Awards season', category: 'entertainment', title: 'Best Picture nominee announced {month} {year}', outcomes: ['Film A', 'Film B', 'Film C'] },
+  { series: 'KXBOXOFFICE', theme: 'Box office openings', category: 'entertainment', title: 'Opening weekend box office, {month} {day}', outcomes: ['Above $150M', 'Above $100M'] },
 ];
 
 export const TAKEAWAYS = [

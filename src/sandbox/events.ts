@@ -74,6 +74,18 @@ export function latest(ev: SimEvent): Snapshot {
   return ev.snapshots[ev.snapshots.length - 1]!;
 }
 
+/** The event's snapshot as of a time (the newest captured then or before), or undefined when none was. */
+export function snapshotAt(ev: SimEvent, time: number): Snapshot | undefined {
+  let lo = 0;
+  let hi = ev.snapshots.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ev.snapshots[mid]!.captured_at <= time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? undefined : ev.snapshots[lo - 1];
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 export { iso };
 
@@ -187,7 +199,8 @@ interface OutcomeItem {
 const SOURCES = ['recalibrated', 'market_baseline', 'ladder_model'] as const;
 const GRADES = ['A', 'B', 'C', 'D'] as const;
 
-function marketTicker(ev: SimEvent, i: number): string {
+/** A market ticker: its event ticker plus an outcome suffix. */
+export function marketTicker(ev: SimEvent, i: number): string {
   return `${ev.ticker.toUpperCase()}-${ev.series.outcomes.length > 1 ? `O${i + 1}` : 'YES'}`;
 }
 
@@ -209,7 +222,7 @@ export function outcomes(ev: SimEvent, s: Snapshot): OutcomeItem[] {
   });
 }
 
-function takeaway(ev: SimEvent, s: Snapshot): string {
+export function takeaway(ev: SimEvent, s: Snapshot): string {
   return TAKEAWAYS[s.takeaway % TAKEAWAYS.length]!.replace('{outcome}', ev.series.outcomes[0]!);
 }
 
@@ -351,22 +364,30 @@ export function eventUrl(ev: SimEvent): string {
     : `https://venueb.example.com/event/${ev.slug}`;
 }
 
+/** Volumes and quotes of an event's i-th market at a snapshot: the event detail and the market search agree. */
+export function marketBook(ev: SimEvent, s: Snapshot, i: number, price: number): {
+  volume: number; volume_24h: number; yes_bid: number; yes_ask: number; no_bid: number; no_ask: number;
+} {
+  const rng = rngFor('market', ev.n, s.history_id, i);
+  return {
+    volume: Math.round(s.total_volume / (i + 2)),
+    volume_24h: Math.round(between(rng, 0, s.total_volume / 20)),
+    yes_bid: round(clamp(price - 0.01, 0, 1), 2),
+    yes_ask: round(clamp(price + 0.01, 0, 1), 2),
+    no_bid: round(clamp(1 - price - 0.01, 0, 1), 2),
+    no_ask: round(clamp(1 - price + 0.01, 0, 1), 2),
+  };
+}
+
 export function detail(ev: SimEvent, s: Snapshot): Record<string, unknown> {
   const determined = ev.eligibility === 'settled';
   const markets = outcomes(ev, s).map((o, i) => {
-    const rng = rngFor('market', ev.n, s.history_id, i);
-    const price = o.market_probability / 100;
     const status = determined ? 'determined' : ev.eligibility === 'closed' ? 'closed' : 'active';
     return {
       ...o,
       market_probability: determined ? (i === 0 ? 100 : 0) : o.market_probability,
       model_probability_source: determined ? 'determined' : o.model_probability_source,
-      volume: Math.round(s.total_volume / (i + 2)),
-      volume_24h: Math.round(between(rng, 0, s.total_volume / 20)),
-      yes_bid: round(clamp(price - 0.01, 0, 1), 2),
-      yes_ask: round(clamp(price + 0.01, 0, 1), 2),
-      no_bid: round(clamp(1 - price - 0.01, 0, 1), 2),
-      no_ask: round(clamp(1 - price + 0.01, 0, 1), 2),
+      ...marketBook(ev, s, i, o.market_probability / 100),
       status,
     };
   });

@@ -1,124 +1,16 @@
 // Request handlers: (world, request) -> reply. No sockets here; server.ts adapts them to node:http.
-import { z } from 'zod';
+import { agentResponse } from './agent.ts';
 import {
-  detail, edgeRow, eventUrl, historyRow, iso, latest, listRow, rankingRow, reportRetrieval, runIdOf, trustScorecard,
+  detail, eventUrl, historyRow, iso, latest, listRow, reportRetrieval, runIdOf, trustScorecard,
   type SimEvent,
 } from './events.ts';
 import { boardRow, isReported, kpiDetail, type SimKpi } from './kpis.ts';
+import { MARKET_ROUTES } from './market-routes.ts';
+import {
+  allowOnly, boolParam, decodeCursor, encodeCursor, errorBody, familyOf, intParam, offsetCursor, refuse, Refusal, timeParam,
+  type Family, type Reply, type Route, type RouteRequest,
+} from './params.ts';
 import { KPI_SORTS, kpiSortValue, type EventKey, type KpiSort, type SimWorld } from './world.ts';
-
-export type Family = 'error' | 'detail';
-
-export interface Reply {
-  status: number;
-  body: unknown;
-}
-
-export interface RouteRequest {
-  method: string;
-  /** Path below /v1, e.g. '/predictions/events'. */
-  path: string;
-  query: Record<string, string>;
-  body: string;
-}
-
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  409: 'conflict_error',
-  429: 'rate_limit_error',
-};
-
-const STATUS_CODES: Record<number, string> = {
-  400: 'invalid_value',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  422: 'validation_error',
-  429: 'rate_limited',
-  500: 'internal_error',
-  502: 'bad_gateway',
-  503: 'service_unavailable',
-  504: 'gateway_timeout',
-};
-
-/** The documented error envelope of an endpoint family. */
-export function errorBody(family: Family, status: number, message: string, code = STATUS_CODES[status] ?? 'error', param: string | null = null): unknown {
-  return family === 'detail'
-    ? { detail: message }
-    : { error: { message, type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), param, code } };
-}
-
-/** Which envelope a path's errors use: reports and events carry `{error}`, the others `{detail}`. */
-export function familyOf(path: string): Family {
-  return /^\/(predictions\/(events|reports)|prediction-markets\/events)(\/|$)/.test(path) ? 'error' : 'detail';
-}
-
-class Refusal {
-  constructor(readonly reply: Reply) {}
-}
-
-function refuse(family: Family, status: number, message: string, code?: string, param?: string): never {
-  throw new Refusal({ status, body: errorBody(family, status, message, code, param ?? null) });
-}
-
-function allowOnly(family: Family, query: Record<string, string>, allowed: readonly string[]): void {
-  for (const name of Object.keys(query)) {
-    if (!allowed.includes(name)) refuse(family, 400, `Unknown query parameter: ${name}`, 'invalid_value', name);
-  }
-}
-
-function intParam(family: Family, query: Record<string, string>, name: string, fallback: number, min: number, max: number, status = 400): number {
-  const text = query[name];
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!/^-?\d+$/.test(text) || value < min || value > max) {
-    refuse(family, status, `${name} must be an integer between ${min} and ${max}`, 'invalid_value', name);
-  }
-  return value;
-}
-
-function boolParam(family: Family, query: Record<string, string>, name: string): boolean | undefined {
-  const text = query[name];
-  if (text === undefined) return undefined;
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
-  return refuse(family, 400, `${name} must be a boolean`, 'invalid_value', name);
-}
-
-function numberParam(family: Family, query: Record<string, string>, name: string): number | undefined {
-  const text = query[name];
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) refuse(family, 422, `${name} must be a number`, 'invalid_value', name);
-  return value;
-}
-
-function timeParam(family: Family, query: Record<string, string>, name: string): number | undefined {
-  const text = query[name];
-  if (text === undefined) return undefined;
-  const value = Date.parse(text);
-  if (Number.isNaN(value)) refuse(family, 400, `${name} must be an ISO 8601 time`, 'invalid_value', name);
-  return value;
-}
-
-export function encodeCursor(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64');
-}
-
-function decodeCursor(family: Family, text: string | undefined): Record<string, unknown> | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, 'base64').toString('utf8'));
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // fall through to the refusal
-  }
-  return refuse(family, 400, 'cursor is not valid', 'invalid_value', 'cursor');
-}
 
 function eventKeyCursor(family: Family, text: string | undefined): EventKey | null {
   const c = decodeCursor(family, text);
@@ -126,13 +18,6 @@ function eventKeyCursor(family: Family, text: string | undefined): EventKey | nu
   const captured = typeof c.captured_at === 'string' ? Date.parse(c.captured_at) : NaN;
   if (Number.isNaN(captured) || typeof c.history_id !== 'number') refuse(family, 400, 'cursor is not valid', 'invalid_value', 'cursor');
   return { captured_at: captured, history_id: c.history_id };
-}
-
-function offsetCursor(family: Family, text: string | undefined): number {
-  const c = decodeCursor(family, text);
-  if (!c) return 0;
-  if (typeof c.offset !== 'number' || !Number.isInteger(c.offset) || c.offset < 0) refuse(family, 400, 'cursor is not valid', 'invalid_value', 'cursor');
-  return c.offset;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -325,96 +210,9 @@ function kpiEvent(world: SimWorld, id: string, q: Record<string, string>): Reply
   return { status: 200, body: kpiDetail(k, world.now) };
 }
 
-// ---- model edge ----
-
-const RANKING_SORTS = ['edge_pp', 'expected_return', 'total_volume', 'model_probability'] as const;
-type RankingSort = (typeof RANKING_SORTS)[number];
-const rankingCache = new WeakMap<SimWorld, { version: number; lists: Map<RankingSort, SimEvent[]> }>();
-
-function ranked(world: SimWorld, sortBy: RankingSort): SimEvent[] {
-  let cache = rankingCache.get(world);
-  if (!cache || cache.version !== world.version) rankingCache.set(world, (cache = { version: world.version, lists: new Map() }));
-  const hit = cache.lists.get(sortBy);
-  if (hit) return hit;
-  const rows = world.allEvents().filter((ev) => ev.venue === 'venuea' && latest(ev).model_probability !== null);
-  const value = (ev: SimEvent): number => latest(ev)[sortBy] ?? -Infinity;
-  rows.sort((a, b) => value(b) - value(a) || (a.ticker < b.ticker ? -1 : 1));
-  cache.lists.set(sortBy, rows);
-  return rows;
-}
-
-function scoringRun(world: SimWorld): { run_id: string | null; captured_at: string | null } {
-  const newest = world.newestEvent();
-  return newest ? { run_id: runIdOf(latest(newest)), captured_at: iso(latest(newest).captured_at) } : { run_id: null, captured_at: null };
-}
-
-function marketsWithEdge(world: SimWorld, q: Record<string, string>): Reply {
-  allowOnly('detail', q, ['run_id', 'category', 'edge_pp_min', 'edge_pp_max', 'expected_return_min', 'total_volume_min', 'model_probability_min', 'sort_by', 'limit', 'cursor']);
-  const sortBy = (q.sort_by ?? 'edge_pp') as RankingSort;
-  if (!RANKING_SORTS.includes(sortBy)) refuse('detail', 400, `sort_by must be one of ${RANKING_SORTS.join(', ')}`);
-  if (q.run_id !== undefined && !UUID.test(q.run_id)) refuse('detail', 422, 'run_id must be a UUID');
-  const limit = intParam('detail', q, 'limit', 50, 1, 200, 422);
-  const offset = offsetCursor('detail', q.cursor);
-  const min = (name: string) => numberParam('detail', q, name) ?? -Infinity;
-  const edgeMin = min('edge_pp_min');
-  const edgeMax = numberParam('detail', q, 'edge_pp_max') ?? Infinity;
-  const returnMin = min('expected_return_min');
-  const volumeMin = min('total_volume_min');
-  const modelMin = min('model_probability_min');
-  const category = q.category?.toLowerCase();
-  const rows = ranked(world, sortBy).filter((ev) => {
-    const s = latest(ev);
-    return (category === undefined || ev.series.category.toLowerCase() === category) &&
-      (s.edge_pp ?? 0) >= edgeMin && (s.edge_pp ?? 0) <= edgeMax && (s.expected_return ?? 0) >= returnMin &&
-      s.total_volume >= volumeMin && (s.model_probability ?? 0) >= modelMin;
-  });
-  const hasMore = offset + limit < rows.length;
-  return {
-    status: 200,
-    body: {
-      ...scoringRun(world),
-      sort_by: sortBy,
-      data: rows.slice(offset, offset + limit).map((ev) => rankingRow(ev, latest(ev))),
-      next_cursor: hasMore ? encodeCursor({ offset: offset + limit }) : null,
-      has_more: hasMore,
-    },
-  };
-}
-
-const EdgeBody = z.object({
-  tickers: z.array(z.string().min(1)).min(1).max(100),
-  run_id: z.uuid().optional(),
-});
-
-function marketsEdge(world: SimWorld, body: string): Reply {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    refuse('detail', 422, 'body is not valid JSON');
-  }
-  const parsed = EdgeBody.safeParse(json);
-  if (!parsed.success) refuse('detail', 422, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-  const data = [];
-  for (const input of parsed.data.tickers) {
-    const ev = world.findEvent(input);
-    if (ev) {
-      data.push(edgeRow(input, null, ev, latest(ev)));
-      continue;
-    }
-    // A market ticker is its event ticker plus an outcome suffix.
-    const parent = input.includes('-') ? world.findEvent(input.slice(0, input.lastIndexOf('-'))) : undefined;
-    if (parent) data.push(edgeRow(input, input.toUpperCase(), parent, latest(parent)));
-  }
-  const run = scoringRun(world);
-  return { status: 200, body: { run_id: parsed.data.run_id ?? run.run_id, captured_at: run.captured_at, data } };
-}
-
 // ---- routing ----
 
-type Handler = (world: SimWorld, req: RouteRequest, params: string[]) => Reply;
-
-const ROUTES: Array<{ method: string; pattern: RegExp; handler: Handler }> = [
+const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/predictions\/events$/, handler: (w, r) => listEvents(w, r.query) },
   { method: 'GET', pattern: /^\/prediction-markets\/events$/, handler: (w, r) => listEvents(w, r.query) },
   { method: 'GET', pattern: /^\/predictions\/events\/([^/]+)$/, handler: (w, r, [key]) => eventDetail(w, key!, r.query) },
@@ -425,8 +223,8 @@ const ROUTES: Array<{ method: string; pattern: RegExp; handler: Handler }> = [
   { method: 'GET', pattern: /^\/predictions\/reports\/(venuea|venueb)\/([^/]+)\/trust$/, handler: (w, r, [v, key]) => getTrust(w, v!, key!, r.query) },
   { method: 'GET', pattern: /^\/predictions\/kpi-events$/, handler: (w, r) => kpiBoard(w, r.query) },
   { method: 'GET', pattern: /^\/predictions\/kpi-events\/([^/]+)$/, handler: (w, r, [id]) => kpiEvent(w, id!, r.query) },
-  { method: 'GET', pattern: /^\/predictions\/venuea\/markets-with-edge$/, handler: (w, r) => marketsWithEdge(w, r.query) },
-  { method: 'POST', pattern: /^\/predictions\/venuea\/markets\/edge$/, handler: (w, r) => marketsEdge(w, r.body) },
+  ...MARKET_ROUTES,
+  { method: 'POST', pattern: /^\/responses$/, handler: (w, r) => agentResponse(w, r.body) },
 ];
 
 function safeDecode(part: string): string {

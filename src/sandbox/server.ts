@@ -2,7 +2,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorBody, familyOf, route, type Reply } from './routes.ts';
+import { errorBody, familyOf, type Reply, type ServerSentEvent } from './params.ts';
+import { route } from './routes.ts';
 import type { Fault, Sandbox, SandboxOptions, SandboxRequest } from './types.ts';
 import { SimWorld } from './world.ts';
 
@@ -27,6 +28,14 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
   if (res.destroyed || res.writableEnded) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body);
+}
+
+/** Server-sent events, one write each, as a streaming API sends them. */
+function sendEvents(res: ServerResponse, status: number, events: ServerSentEvent[]): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const { event, data } of events) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.end();
 }
 
 function authorized(req: IncomingMessage, apiKey: string | undefined): boolean {
@@ -79,7 +88,8 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
     if (!authorized(req, options.apiKey)) reply = { status: 401, body: errorBody(family, 401, 'Missing or invalid API key') };
     else if (inner === null) reply = { status: 404, body: errorBody(family, 404, 'Not Found') };
     else reply = route(world, { method, path: inner, query, body });
-    send(res, reply.status, JSON.stringify(reply.body), fault?.headers);
+    if (reply.events) sendEvents(res, reply.status, reply.events);
+    else send(res, reply.status, JSON.stringify(reply.body), fault?.headers);
   }
 
   const server = createServer((req, res) => {

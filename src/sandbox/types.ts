@@ -65,6 +65,13 @@ export interface SandboxWorld {
   /** completed adds a report version for that event; failed refunds 3 credits. */
   finishRun(runId: string, status: 'completed' | 'failed'): void;
   credits(): number;
+  /**
+   * The market-search data refreshes now, without its sync (it otherwise refreshes every 30
+   * simulated minutes): changes made so far show in markets, edge, rankings and baskets.
+   */
+  refreshMarkets(): void;
+  /** The market tickers of the market-search data as of its last refresh. */
+  marketTickers(): string[];
 }
 
 export interface Sandbox {

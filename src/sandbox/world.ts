@@ -6,6 +6,7 @@ import {
   createEvent, latest, nextSnapshot, patchedSnapshot, trustLabelFor,
   type ReportVersion, type SimEvent, type Snapshot, type Venue,
 } from './events.ts';
+import { marketView } from './markets.ts';
 import { createKpi, driftKpi, edgeRelative, land, landedValue, newsworthiness, settle, type SimKpi } from './kpis.ts';
 import { between, hash, mulberry32, pick, rngFor, uuidFrom, type Rng } from './random.ts';
 import type { SandboxWorld } from './types.ts';
@@ -42,6 +43,14 @@ const TRUST_RATE = 0.0002;
 const NEW_EVENT_RATE = 0.00005;
 const KPI_DRIFT_RATE = 0.03;
 const MAX_HISTORY = 500;
+/**
+ * The market-search data (markets, edge, rankings, clusters, candles) refreshes nightly upstream.
+ * The sandbox's night comes every 30 simulated minutes (15 s at the demo's speed), so that rules
+ * on it fire within a demo's first minutes; each refresh first syncs for a minute, when those
+ * endpoints answer 503 as the API does before its nightly sync completes.
+ */
+export const MARKET_REFRESH_MINUTES = 30;
+export const MARKET_SYNC_MINUTES = 1;
 
 function compareKey(a: EventKey, b: EventKey): number {
   return a.captured_at - b.captured_at || a.history_id - b.history_id;
@@ -62,6 +71,7 @@ function isLive(entry: OrderEntry): boolean {
 
 export class SimWorld {
   now: number;
+  readonly startTime: number;
   /** Bumped on every change to events or KPIs: lets views cache sorted orders. */
   version = 0;
   readonly seed: number;
@@ -83,11 +93,19 @@ export class SimWorld {
   private runCount = 0;
   private versionCount = 0;
   private creditBalance: number;
-  private readonly baseSize: number;
+  /**
+   * The events generated at the start. Movement rates follow it; and only their markets have the
+   * long price history a behavioral cluster needs.
+   */
+  readonly baseSize: number;
+  /** When a test hook last refreshed the market-search data by hand, and how many times it did. */
+  private forcedRefresh = -Infinity;
+  private forcedRefreshes = 0;
 
   constructor(options: WorldOptions) {
     this.seed = options.seed;
     this.now = options.startTime;
+    this.startTime = options.startTime;
     this.creditBalance = options.credits;
     this.baseSize = options.events;
     this.rng = mulberry32(hash(options.seed, 'movement'));
@@ -172,10 +190,6 @@ export class SimWorld {
     return this.events;
   }
 
-  newestEvent(): SimEvent | undefined {
-    return this.order[this.order.length - 1]?.ev;
-  }
-
   findRun(runId: string): GenerationRun | undefined {
     return this.runs.get(runId.toLowerCase());
   }
@@ -186,6 +200,44 @@ export class SimWorld {
 
   credits(): number {
     return this.creditBalance;
+  }
+
+  /**
+   * The market-search data's last completed refresh (its data is the world as of then), and
+   * whether the next refresh is still syncing. The world's start counts as a completed refresh.
+   */
+  marketSync(): { refreshedAt: number; syncing: boolean } {
+    const period = MARKET_REFRESH_MINUTES * MINUTE;
+    const boundary = this.startTime + Math.floor((this.now - this.startTime) / period) * period;
+    const syncing = boundary > this.startTime && this.now < boundary + MARKET_SYNC_MINUTES * MINUTE && this.forcedRefresh < boundary;
+    return { refreshedAt: Math.max(syncing ? boundary - period : boundary, this.forcedRefresh), syncing };
+  }
+
+  /** The refresh times whose data may still be asked for by run id: the last one, then a day of scheduled ones. */
+  recentRefreshes(): number[] {
+    const { refreshedAt } = this.marketSync();
+    const period = MARKET_REFRESH_MINUTES * MINUTE;
+    const times = [refreshedAt];
+    let scheduled = this.startTime + Math.floor((refreshedAt - this.startTime) / period) * period;
+    for (let k = 0; k < (24 * 60) / MARKET_REFRESH_MINUTES && scheduled >= this.startTime; k++, scheduled -= period) {
+      if (scheduled !== refreshedAt) times.push(scheduled);
+    }
+    return times;
+  }
+
+  /** A test hook: the market-search data refreshes now, without a sync. */
+  refreshMarkets(): void {
+    this.forcedRefresh = this.now;
+    this.forcedRefreshes++;
+    this.version++;
+  }
+
+  /**
+   * Changes when the market-search data does: a refresh, by schedule or by hand, or a new event
+   * (which the data shows from its next refresh, since its snapshots are all newer).
+   */
+  marketDataKey(): string {
+    return `${this.marketSync().refreshedAt}|${this.forcedRefreshes}|${this.events.length}`;
   }
 
   // ---- changing ----
@@ -396,6 +448,8 @@ export class SimWorld {
       landActual: (id, value) => this.landActual(id, value),
       finishRun: (runId, status) => this.finishRun(runId, status),
       credits: () => this.creditBalance,
+      refreshMarkets: () => this.refreshMarkets(),
+      marketTickers: () => marketView(this).markets.map((m) => m.ticker),
     };
   }
 }
