@@ -212,8 +212,9 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
   const seen = new Set<string>();
   for (const [path, templates] of parsed) {
     for (const problem of sampleProblems(set, dir, path, templates)) {
-      // A failing partial fails every template that includes it: report it once, where it is.
-      const at = `${problem.file}:${problem.line}:${problem.column}`;
+      // A failing partial fails every template that includes it: report it once, where it is (a
+      // time limit strikes at whichever column the render had reached, so the column is left out).
+      const at = `${problem.file}:${problem.line}: ${problem.message}`;
       if (!seen.has(at)) problems.push(problem);
       seen.add(at);
     }
