@@ -3,7 +3,7 @@
 // stored as a digest, and delivered by the outbox like an alert.
 import { CronExpressionParser } from 'cron-parser';
 import type { Digest, Rule } from '../core/types.ts';
-import { alertId } from '../service/alert-id.ts';
+import { alertId } from '../core/alert-id.ts';
 import type { Store } from '../store/index.ts';
 
 /** When a batch opened at `openedAt` is due. */

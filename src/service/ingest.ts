@@ -4,7 +4,7 @@ import type { Alert, Rule, RuleState, Snapshot, SourceName } from '../core/types
 import { evaluate } from '../rules/index.ts';
 import type { Store } from '../store/index.ts';
 import { hotStatements } from '../store/index.ts';
-import { alertId, causeKey } from './alert-id.ts';
+import { alertId, causeKey } from '../core/alert-id.ts';
 
 export interface SnapshotItem {
   key: string;
