@@ -1,6 +1,5 @@
 // One function per command; each returns its exit code. Arguments are parsed in args.ts.
 import type { Config } from '../config.ts';
-import { EdgewatchError } from '../core/errors.ts';
 import { stripControl } from '../render/index.ts';
 import { formatProblem } from '../rules/index.ts';
 import { runSandboxCommand } from '../sandbox/index.ts';
@@ -45,17 +44,13 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 
 const validate: Command = {
   async run({ config }) {
-    let ruleSet;
-    try {
-      ({ ruleSet } = await loadRulesAndTemplates(config));
-    } catch (error) {
-      if (!(error instanceof EdgewatchError) || error.code !== 'CONFIG_INVALID') throw error;
-      // Invalid templates: one `file:line:column: message` per line after the heading.
-      const [heading, ...problems] = error.message.split('\n').map((line) => line.trim());
-      for (const problem of problems) out(problem);
-      err(heading ?? error.message);
+    const loaded = await loadRulesAndTemplates(config);
+    if (!loaded.ok) {
+      for (const problem of loaded.problems) out(formatProblem(problem));
+      err(`invalid templates: ${count(loaded.problems.length, 'problem')} in ${config.templatesDir}`);
       return 1;
     }
+    const { ruleSet } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);

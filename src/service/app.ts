@@ -2,8 +2,10 @@
 // API URL is set), the rules and the templates.
 import type { Config } from '../config.ts';
 import { createApiClient, type ApiClient, type RequestInfo } from '../api/index.ts';
-import { loadRules, ruleContext, type RuleSet } from '../rules/index.ts';
-import { loadTemplates, type TemplateSet } from '../render/index.ts';
+import { EdgewatchError } from '../core/errors.ts';
+import type { RuleProblem } from '../core/types.ts';
+import { formatProblem, loadRules, ruleContext, type RuleSet } from '../rules/index.ts';
+import { readTemplates, type TemplateSet } from '../render/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/index.ts';
 import { request } from 'undici';
 import { z } from 'zod';
@@ -128,11 +130,22 @@ export interface LoadedRules {
   templates: TemplateSet;
 }
 
-/** Templates first: the rules' `template:` names are checked against them. */
-export async function loadRulesAndTemplates(config: Config): Promise<LoadedRules> {
-  const templates = await loadTemplates(config.templatesDir);
-  const ruleSet = await loadRules(config.rulesDir, ruleContext(config, templates.names()));
-  return { ruleSet, templates };
+/**
+ * Templates first: the rules' `template:` names are checked against them. Invalid templates are
+ * returned as positioned problems (the rules are then not read); rule problems are in the rule set.
+ */
+export async function loadRulesAndTemplates(config: Config): Promise<({ ok: true } & LoadedRules) | { ok: false; problems: RuleProblem[] }> {
+  const templates = await readTemplates(config.templatesDir);
+  if (!templates.ok) return templates;
+  const ruleSet = await loadRules(config.rulesDir, ruleContext(config, templates.set.names()));
+  return { ok: true, ruleSet, templates: templates.set };
+}
+
+/** For a command that cannot run without valid templates: their problems abort it, one line each. */
+export async function requireRulesAndTemplates(config: Config): Promise<LoadedRules> {
+  const loaded = await loadRulesAndTemplates(config);
+  if (!loaded.ok) throw new EdgewatchError('CONFIG_INVALID', `invalid templates:\n  ${loaded.problems.map(formatProblem).join('\n  ')}`);
+  return loaded;
 }
 
 export async function openConfiguredStore(config: Config, options: { readonly?: boolean } = {}): Promise<Store> {

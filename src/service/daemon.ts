@@ -7,10 +7,9 @@ import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { SOURCES, type SourceName } from '../core/types.ts';
 import { openBatches, type SendToChannel } from '../notify/index.ts';
-import type { TemplateSet } from '../render/index.ts';
 import { formatProblem, type RuleSet } from '../rules/index.ts';
 import { listAlerts, listSourceStates, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
-import { connectApi, loadRulesAndTemplates, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
+import { connectApi, loadRulesAndTemplates, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection, type LoadedRules } from './app.ts';
 import { describeError, pollSources } from './cycle.ts';
 import { assessHealth, isKeyRefused, type RulesStatus, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
@@ -104,13 +103,14 @@ export function createDaemon(options: DaemonOptions): Daemon {
 
   // --- rules -------------------------------------------------------------------------------
 
-  async function loadRuleFiles(): Promise<{ loaded?: { ruleSet: RuleSet; templates: TemplateSet }; problems: string[] }> {
+  async function loadRuleFiles(): Promise<{ loaded?: LoadedRules; problems: string[] }> {
     try {
       const loaded = await loadRulesAndTemplates(config);
+      if (!loaded.ok) return { problems: loaded.problems.map(formatProblem) };
       return { loaded, problems: loaded.ruleSet.problems.map(formatProblem) };
     } catch (error) {
-      // Invalid templates throw with one `file:line:column: message` per line.
-      return { problems: describeError(error).split('\n').map((line) => line.trim()).filter((line) => line && !line.endsWith(':')) };
+      // The templates folder cannot be read (removed, no permission).
+      return { problems: [describeError(error)] };
     }
   }
 
