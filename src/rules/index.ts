@@ -11,3 +11,5 @@ export { summarize, entityTitle, formatValue } from './summary.ts';
 export { SOURCE_FIELDS, ORDINAL_ORDERS, ordinalOrder, checkField } from './fields.ts';
 export type { FieldKind, FieldCheck } from './fields.ts';
 export { deepEqual, isAbsent } from './values.ts';
+export { plan } from './plan.ts';
+export type { EntityMemory, MemoryWrite, Plan, PlanInput, PlannedAlert, PlannedDelivery, SnapshotWrite, StoredSnapshot } from './plan.ts';
