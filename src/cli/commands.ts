@@ -6,7 +6,7 @@ import { runSandboxCommand } from '../sandbox/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore, runningSandbox } from '../service/app.ts';
 import { createDaemon } from '../service/daemon.ts';
 import { runDigestFlush, runPollOnce } from '../service/poll-once.ts';
-import { startGeneration } from '../sources/index.ts';
+import { startGeneration } from '../service/generate.ts';
 import { listAlerts, listRuns } from '../store/index.ts';
 import { describeError } from '../service/cycle.ts';
 import type { CommandName, OptionValues } from './args.ts';

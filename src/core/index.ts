@@ -4,3 +4,4 @@ export * from './duration.ts';
 export * from './retry-after.ts';
 export * from './redact.ts';
 export * from './suggest.ts';
+export type * from './plan.ts';

@@ -106,6 +106,13 @@ export interface ReportCheck {
   found: boolean | null;
 }
 
+/** reports: an event whose report may be checked, with its latest snapshot and what its checks learned. */
+export interface ReportCandidate {
+  event: Snapshot;
+  /** All but `eventTicker` null when the event was never checked. */
+  check: ReportCheck;
+}
+
 /** What a source learned while fetching a page, stored in the same transaction as the page. */
 export interface PageMemory {
   reportChecks?: ReportCheck[];

@@ -12,4 +12,4 @@ export { SOURCE_FIELDS, ORDINAL_ORDERS, ordinalOrder, checkField } from './field
 export type { FieldKind, FieldCheck } from './fields.ts';
 export { deepEqual, isAbsent } from './values.ts';
 export { plan } from './plan.ts';
-export type { EntityMemory, MemoryWrite, Plan, PlanInput, PlannedAlert, PlannedDelivery, SnapshotWrite, StoredSnapshot } from './plan.ts';
+

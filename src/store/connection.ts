@@ -71,14 +71,26 @@ async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database,
   }
 }
 
+// The query builder behind each store, reachable only through queryBuilder (src/store's own).
+const builders = new WeakMap<Store, Kysely<Database>>();
+
 function storeOf(db: Kysely<Database>, raw: SqliteDatabase.Database): Store {
-  return {
+  const store: Store = {
     db,
     raw,
     close: async () => {
       await db.destroy();
     },
   };
+  builders.set(store, db);
+  return store;
+}
+
+/** The store's typed query builder: for the repository functions of src/store only. */
+export function queryBuilder(store: Store): Kysely<Database> {
+  const db = builders.get(store);
+  if (!db) throw new TypeError('not a store opened by openStore');
+  return db;
 }
 
 async function openReadOnly(file: string, options: OpenStoreOptions): Promise<Store> {

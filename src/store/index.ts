@@ -6,14 +6,16 @@ export type * from './schema.ts';
 export {
   getSourceState,
   listSourceStates,
+  reportCandidates,
   markPollSuccess,
   markPollError,
   insertRun,
   listRuns,
   updateRunStatus,
-  pruneSnapshots,
   listAlerts,
   getMeta,
   setMeta,
 } from './repositories.ts';
 export type { AlertListing } from './repositories.ts';
+export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
+export type { PlanInputs } from './snapshots.ts';

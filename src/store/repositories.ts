@@ -1,7 +1,7 @@
 // Repository functions off the hot path: typed kysely queries, one small function per need.
 import { sql } from 'kysely';
-import type { SourceName } from '../core/types.ts';
-import type { Store } from './connection.ts';
+import type { ReportCandidate, Snapshot, SourceName } from '../core/types.ts';
+import { queryBuilder, type Store } from './connection.ts';
 import type { AlertsTable, DeliveriesTable, RunsTable, SourceStateTable } from './schema.ts';
 
 export async function getSourceState(store: Store, source: SourceName): Promise<SourceStateTable | undefined> {
@@ -71,25 +71,42 @@ export async function updateRunStatus(store: Store, runId: string, status: strin
     .execute();
 }
 
-/** Deletes superseded snapshots stored before the retention, but those of alerts; the latest of every entity lives in `entities`. */
-export async function pruneSnapshots(store: Store, olderThan: Date): Promise<number> {
-  const result = await store.db
-    .deleteFrom('snapshots')
-    .where('stored_at', '<', olderThan.toISOString())
-    // An alert's `current` is its snapshot: kept as long as the alert.
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('alerts')
-            .select('alerts.id')
-            .whereRef('alerts.source', '=', 'snapshots.source')
-            .whereRef('alerts.entity', '=', 'snapshots.entity_key')
-            .whereRef('alerts.seq', '=', 'snapshots.seq'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+/** Snapshots read per query while report candidates are looked through (most polls stop early). */
+const CANDIDATES_PER_READ = 100;
+
+/**
+ * The events whose reports may be checked, least recently checked first (never checked first of
+ * all), each with its latest snapshot; read lazily, as the caller stops once it has enough.
+ */
+export async function* reportCandidates(store: Store): AsyncGenerator<ReportCandidate> {
+  const db = queryBuilder(store);
+  // Sort the keys only: sorting the snapshots' text along with them (tens of MB) dominated the poll.
+  const order = await db
+    .selectFrom('entities as e')
+    .leftJoin('report_checks as c', 'c.event_ticker', 'e.entity_key')
+    .select(['e.entity_key as ticker', 'c.venue', 'c.event_key', 'c.last_checked_at', 'c.found'])
+    .where('e.source', '=', 'events')
+    .orderBy('c.last_checked_at', (ob) => ob.asc().nullsFirst())
+    .orderBy('e.entity_key')
+    .execute();
+  for (let i = 0; i < order.length; i += CANDIDATES_PER_READ) {
+    const slice = order.slice(i, i + CANDIDATES_PER_READ);
+    const rows = await db
+      .selectFrom('entities')
+      .select(['entity_key', 'data'])
+      .where('source', '=', 'events')
+      .where('entity_key', 'in', slice.map((row) => row.ticker))
+      .execute();
+    const data = new Map(rows.map((row) => [row.entity_key, row.data]));
+    for (const row of slice) {
+      const text = data.get(row.ticker);
+      if (text === undefined) continue; // removed since the keys were read
+      yield {
+        event: JSON.parse(text) as Snapshot,
+        check: { eventTicker: row.ticker, venue: row.venue, eventKey: row.event_key, checkedAt: row.last_checked_at, found: row.found === null ? null : row.found === 1 },
+      };
+    }
+  }
 }
 
 /** What `alerts --json` prints of one alert. */

@@ -1,6 +1,6 @@
 // The core pipeline against the sandbox over HTTP, each test with a fresh database.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGeneration } from '../../src/sources/index.ts';
+import { startGeneration } from '../../src/service/generate.ts';
 import { insertRun, listRuns } from '../../src/store/index.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 

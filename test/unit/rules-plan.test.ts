@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { alertId, causeKey } from '../../src/core/alert-id.ts';
 import type { Rule, RuleState, Snapshot, SnapshotItem, Trigger } from '../../src/core/types.ts';
-import { plan, type EntityMemory, type PlanInput, type StoredSnapshot } from '../../src/rules/plan.ts';
+import type { EntityMemory, PlanInput, StoredSnapshot } from '../../src/core/plan.ts';
+import { plan } from '../../src/rules/plan.ts';
 
 const NOW = new Date('2026-11-21T18:00:03.250Z');
 const AT = '2026-11-21T18:00:03.250Z';
