@@ -6,9 +6,9 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { SOURCES, type SourceName } from '../core/types.ts';
-import { openBatches, type SendToChannel } from '../notify/index.ts';
+import type { SendToChannel } from '../notify/index.ts';
 import { formatProblem, type RuleSet } from '../rules/index.ts';
-import { listAlerts, listSourceStates, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
+import { lastFiredByRule, listAlerts, listSourceStates, openDigestBatches, outboxDepth, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
 import { connectApi, loadRulesAndTemplates, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection, type LoadedRules } from './app.ts';
 import { describeError, pollSources } from './cycle.ts';
 import { assessHealth, isKeyRefused, type RulesStatus, type SourceStatus } from './health.ts';
@@ -222,12 +222,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
   }
 
   async function statusPage(store: Store, connection: ApiConnection): Promise<string> {
-    const lastFired = new Map(
-      store.raw
-        .prepare<[], { rule: string; last: string }>('SELECT rule, MAX(fired_at) AS last FROM alerts GROUP BY rule')
-        .all()
-        .map((row) => [row.rule, row.last]),
-    );
+    const lastFired = await lastFiredByRule(store);
     return renderStatusPage({
       now: new Date().toISOString(),
       api: connection.sandbox ? `built-in sandbox at ${connection.sandbox.url}` : withoutCredentials(config.apiUrl ?? ''),
@@ -249,11 +244,8 @@ export function createDaemon(options: DaemonOptions): Daemon {
 
     const store = await openConfiguredStore(config);
     metrics = createMetrics({
-      outboxDepth: () =>
-        store.raw
-          .prepare<[], { n: number }>(`SELECT (SELECT COUNT(*) FROM deliveries WHERE status = 'pending') + (SELECT COUNT(*) FROM digests WHERE status = 'pending') AS n`)
-          .get()!.n,
-      digestBatchesPending: () => openBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule]))).length,
+      outboxDepth: () => outboxDepth(store),
+      digestBatchesPending: async () => (await openDigestBatches(store)).length,
     });
     const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info), sandboxWorldIn: store });
     // So that `edgewatch generate` reaches this sandbox, whose runs this daemon watches.

@@ -23,7 +23,7 @@ export async function deliverNow(
   send: SendToChannel,
   options: DeliverNowOptions = {},
 ): Promise<DeliverReport> {
-  closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), new Date(), options);
+  await closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), new Date(), options);
   return deliverDue(store, {
     channels: ruleSet.channels,
     send,

@@ -10,11 +10,8 @@ import type { Database } from './schema.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
+/** An open database. Opaque: only the repository functions of src/store reach its connection. */
 export interface Store {
-  /** Typed query builder, for everything off the hot path. */
-  db: Kysely<Database>;
-  /** The same connection, for prepared statements in synchronous transactions on the hot path. */
-  raw: SqliteDatabase.Database;
   close(): Promise<void>;
 }
 
@@ -47,7 +44,7 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
     await db.destroy();
     throw error;
   }
-  return storeOf(db, raw);
+  return storeOf(db);
 }
 
 // kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL),
@@ -71,13 +68,11 @@ async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database,
   }
 }
 
-// The query builder behind each store, reachable only through queryBuilder (src/store's own).
+// The query builder behind each store. queryBuilder is src/store's own: index.ts does not export it.
 const builders = new WeakMap<Store, Kysely<Database>>();
 
-function storeOf(db: Kysely<Database>, raw: SqliteDatabase.Database): Store {
+function storeOf(db: Kysely<Database>): Store {
   const store: Store = {
-    db,
-    raw,
     close: async () => {
       await db.destroy();
     },
@@ -111,7 +106,7 @@ async function openReadOnly(file: string, options: OpenStoreOptions): Promise<St
     );
   }
   raw.pragma('foreign_keys = ON');
-  return storeOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }), raw);
+  return storeOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
 }
 
 function openReadOnlyFile(file: string, busyTimeoutMs: number): SqliteDatabase.Database {

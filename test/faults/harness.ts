@@ -10,6 +10,7 @@ import { mulberry32, type Rng } from '../../src/sandbox/random.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
 import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
+import { openSql, type Sql } from '../helpers/sql.ts';
 import { tempDir } from '../helpers/pipeline.ts';
 
 export { mulberry32, type Rng };
@@ -20,6 +21,8 @@ export interface Rig {
   sandbox: Sandbox;
   api: ApiClient;
   store: Store;
+  /** The test's own connection to the database file. */
+  sql: Sql;
   ruleSet: RuleSet;
   poll(): Promise<PollSourcesReport>;
   close(): Promise<void>;
@@ -48,15 +51,18 @@ export async function startRig(options: RigOptions): Promise<Rig> {
   const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'fault-key', retries: 0, backoffBaseMs: 5, ...options.client });
   const dbPath = path.join(dir, 'edgewatch.db');
   const store = await openStore(dbPath, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+  const sql = openSql(dbPath);
   return {
     dir,
     dbPath,
     sandbox,
     api,
     store,
+    sql,
     ruleSet,
     poll: () => pollSources({ store, api, rules: ruleSet.rules, now: () => sandbox.now(), reportsBudget: options.reportsBudget ?? 200 }),
     close: async () => {
+      sql.close();
       await store.close();
       await api.close();
       await sandbox.close();
@@ -66,29 +72,29 @@ export async function startRig(options: RigOptions): Promise<Rig> {
 }
 
 /** What two runs must agree on: the alerts (by rule, entity and id) and their deliveries. */
-export function alertKeys(store: Store): string[] {
-  return store.raw
+export function alertKeys(sql: Sql): string[] {
+  return sql
     .prepare<[], { id: string; rule: string; entity: string }>('SELECT id, rule, entity FROM alerts ORDER BY id')
     .all()
     .map((a) => `${a.rule} ${a.entity} ${a.id}`);
 }
 
-export function deliveryKeys(store: Store): string[] {
-  return store.raw
+export function deliveryKeys(sql: Sql): string[] {
+  return sql
     .prepare<[], { alert_id: string; channel: string }>('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel')
     .all()
     .map((d) => `${d.alert_id} ${d.channel}`);
 }
 
 /** Every entity's latest snapshot and its sequence number, and how many snapshots are kept. */
-export function entityState(store: Store): { entities: string[]; snapshots: number } {
-  const entities = store.raw
+export function entityState(sql: Sql): { entities: string[]; snapshots: number } {
+  const entities = sql
     .prepare<[], { source: string; entity_key: string; seq: number; data: string }>(
       'SELECT source, entity_key, seq, data FROM entities ORDER BY source, entity_key',
     )
     .all()
     .map((e) => `${e.source} ${e.entity_key} ${e.seq} ${createHash('sha1').update(e.data).digest('hex').slice(0, 12)}`);
-  const { n } = store.raw.prepare<[], { n: number }>('SELECT count(*) AS n FROM snapshots').get()!;
+  const { n } = sql.prepare<[], { n: number }>('SELECT count(*) AS n FROM snapshots').get()!;
   return { entities, snapshots: n };
 }
 

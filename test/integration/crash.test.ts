@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { tempDir } from '../helpers/pipeline.ts';
+import { openSql } from '../helpers/sql.ts';
 
 const CHILD = path.resolve(import.meta.dirname, '../helpers/poll-child.ts');
 const RULES = `
@@ -62,11 +63,13 @@ function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; 
 
 async function storedAlerts(db: string) {
   const store = await openStore(db);
+  const sql = openSql(db);
   try {
-    const alerts = store.raw.prepare('SELECT id, rule, entity FROM alerts ORDER BY id').all() as Array<{ id: string }>;
-    const deliveries = store.raw.prepare('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel').all();
+    const alerts = sql.prepare('SELECT id, rule, entity FROM alerts ORDER BY id').all() as Array<{ id: string }>;
+    const deliveries = sql.prepare('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel').all();
     return { alerts, deliveries };
   } finally {
+    sql.close();
     await store.close();
   }
 }
