@@ -1,11 +1,11 @@
 // Snapshots, rule memory and alerts: what the planner reads (loadPlanInputs) and writes
 // (applyPlan), a page at a time, a few statements per page.
+import type { Kysely } from 'kysely';
 import type { EntityMemory, Plan, StoredSnapshot } from '../core/plan.ts';
-import type { PageMemory, RuleState, Snapshot, SourceName } from '../core/types.ts';
+import type { Alert, PageMemory, RuleState, Snapshot, SourceName } from '../core/types.ts';
 import { chunked, inWriteTransaction } from './batch.ts';
 import { queryBuilder, type Store } from './connection.ts';
-import type { Database } from './schema.ts';
-import type { Kysely } from 'kysely';
+import type { AlertsTable, Database } from './schema.ts';
 
 export interface PlanInputs {
   previous: Map<string, StoredSnapshot>;
@@ -126,25 +126,18 @@ async function writeMemory(trx: Kysely<Database>, plan: Plan): Promise<void> {
   }
 }
 
+/** An alert as its row. Its `current` is the entity's snapshot `seq`, stored once however many rules fire on it. */
+function alertRow(alert: Alert, seq: number): AlertsTable {
+  const { id, rule, severity, source, entity, trigger, fired_at, summary } = alert;
+  return { id, rule, severity, source, entity, trigger, fired_at, summary, changes: JSON.stringify(alert.changes), seq };
+}
+
 async function writeAlerts(trx: Kysely<Database>, plan: Plan): Promise<Set<string>> {
   const stored = new Set<string>();
   for (const slice of chunked(plan.alerts, 10)) {
     const rows = await trx
       .insertInto('alerts')
-      .values(
-        slice.map(({ alert, seq }) => ({
-          id: alert.id,
-          rule: alert.rule,
-          severity: alert.severity,
-          source: alert.source,
-          entity: alert.entity,
-          trigger: alert.trigger,
-          fired_at: alert.fired_at,
-          summary: alert.summary,
-          changes: JSON.stringify(alert.changes),
-          seq,
-        })),
-      )
+      .values(slice.map(({ alert, seq }) => alertRow(alert, seq)))
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .execute();
