@@ -1,5 +1,6 @@
 // The outbox worker: sends what is due (alert deliveries, storms grouped per channel, closed digest
-// batches) and records every attempt. Each channel is a lane of its own, with bounded concurrency,
+// batches) and records every attempt: claim (store), render and send (the channel's adapter),
+// settle (store). Each channel is a lane of its own, with bounded concurrency,
 // so a channel whose server stalls holds up only itself. At-least-once with a stable id: the
 // attempt is counted before the send, so a crash in between leaves it pending and the next process
 // sends it again with the same id.

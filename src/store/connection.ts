@@ -175,7 +175,7 @@ async function migrationFiles(): Promise<Array<{ name: string; file: string }>> 
  * kysely_migration and kysely_migration_lock. On a dialect with transactional DDL (PostgreSQL) it
  * runs them in one transaction under its own lock; on SQLite, openStore wraps it in one.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationFolder });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -1,4 +1,4 @@
-export { openStore, migrateToLatest, MIGRATIONS_DIR } from './connection.ts';
+export { openStore, MIGRATIONS_DIR } from './connection.ts';
 export type { Store, OpenStoreOptions } from './connection.ts';
 export type * from './schema.ts';
 export {
@@ -9,7 +9,6 @@ export {
   markPollError,
   insertRun,
   listRuns,
-  updateRunStatus,
   listAlerts,
   lastFiredByRule,
   getMeta,
@@ -17,6 +16,5 @@ export {
 } from './repositories.ts';
 export type { AlertListing } from './repositories.ts';
 export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
-export type { PlanInputs } from './snapshots.ts';
 export { claimSends, closeDigestBatch, digestAlerts, dueSends, openDigestBatches, outboxDepth, settleSends } from './outbox.ts';
 export type { OpenBatch, Send, Settlement } from './outbox.ts';

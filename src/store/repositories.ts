@@ -1,4 +1,5 @@
-// Repository functions off the hot path: typed kysely queries, one small function per need.
+// Repository functions: source state, report candidates, runs, alert listings, meta. Typed kysely
+// queries, one small function per need.
 import { sql } from 'kysely';
 import type { ReportCandidate, Snapshot, SourceName } from '../core/types.ts';
 import { queryBuilder, type Store } from './connection.ts';
@@ -61,14 +62,6 @@ export async function listRuns(store: Store, where: { status?: string } = {}): P
   let query = queryBuilder(store).selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('run_id');
   if (where.status) query = query.where('status', '=', where.status);
   return query.execute();
-}
-
-export async function updateRunStatus(store: Store, runId: string, status: string, now: Date): Promise<void> {
-  await queryBuilder(store)
-    .updateTable('runs')
-    .set({ status, updated_at: now.toISOString() })
-    .where('run_id', '=', runId)
-    .execute();
 }
 
 /** Snapshots read per query while report candidates are looked through (most polls stop early). */
