@@ -69,8 +69,15 @@ export async function ingestItems(
   now: Date,
   options: IngestOptions,
 ): Promise<IngestResult> {
-  const inputs = await loadPlanInputs(store, source, items.map((item) => item.key));
-  const planned = plan({ source, items, ...inputs, rules, now, baseline: options.baseline });
+  const planned = plan({
+    source,
+    items,
+    rules,
+    now,
+    baseline: options.baseline,
+    // Not kept in a variable: the stored snapshots (text) can be collected while the plan is applied.
+    ...(await loadPlanInputs(store, source, items.map((item) => item.key), { memory: !options.baseline && rules.length > 0 })),
+  });
   const alerts = planned.alerts.map((planned) => planned.alert);
   const changed = planned.snapshots.length;
   const remembered = options.remembered ?? {};

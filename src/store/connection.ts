@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider, type SqliteDatabase as KyselySqlite } from 'kysely';
 import { EdgewatchError } from '../core/errors.ts';
 import type { Database } from './schema.ts';
 
@@ -37,7 +37,7 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
   } catch (cause) {
     throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = sqliteBuilder(raw);
   try {
     await migrateSqlite(db, raw, file);
   } catch (error) {
@@ -66,6 +66,30 @@ async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database,
   } finally {
     if (raw.inTransaction) raw.exec('ROLLBACK');
   }
+}
+
+/** Statements kept prepared, by SQL text (least recently used dropped first). */
+const PREPARED_STATEMENTS = 500;
+
+/**
+ * kysely over one SQLite connection. kysely prepares every query it runs; the hot paths run the
+ * same few texts thousands of times (a page's statements, a delivery's claim and settlement), so
+ * the prepared statements are kept and reused.
+ */
+function sqliteBuilder(raw: SqliteDatabase.Database): Kysely<Database> {
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  const database: KyselySqlite = {
+    close: () => raw.close(),
+    prepare(text) {
+      let statement = prepared.get(text);
+      if (statement) prepared.delete(text);
+      else statement = raw.prepare(text);
+      prepared.set(text, statement);
+      if (prepared.size > PREPARED_STATEMENTS) prepared.delete(prepared.keys().next().value!);
+      return statement;
+    },
+  };
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
 // The query builder behind each store. queryBuilder is src/store's own: index.ts does not export it.
@@ -106,7 +130,7 @@ async function openReadOnly(file: string, options: OpenStoreOptions): Promise<St
     );
   }
   raw.pragma('foreign_keys = ON');
-  return storeOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
+  return storeOf(sqliteBuilder(raw));
 }
 
 function openReadOnlyFile(file: string, busyTimeoutMs: number): SqliteDatabase.Database {

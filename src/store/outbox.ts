@@ -2,9 +2,9 @@
 // then delivered or dead), read, claimed and settled by one path. A send is claimed by counting
 // its attempt before it goes, so two processes never send it both, and a crash in between leaves
 // it pending for the next.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Alert } from '../core/types.ts';
-import { inWriteTransaction } from './batch.ts';
+import { compiledOnce, inWriteTransaction } from './batch.ts';
 import { queryBuilder, type Store } from './connection.ts';
 import type { AlertsTable, Database } from './schema.ts';
 
@@ -29,7 +29,6 @@ export interface Settlement {
   durationMs: number;
 }
 
-const TABLE = { delivery: 'deliveries', digest: 'digests' } as const;
 
 /** An alert as stored, with its snapshot's text as `current` (see withCurrent). */
 type AlertRow = Omit<AlertsTable, 'seq'> & { current: string | null };
@@ -108,39 +107,61 @@ export async function dueSends(store: Store, now: Date): Promise<Send[]> {
   ];
 }
 
+/** One send claimed: its attempt counted, held by `owner` until `leaseUntil`; no row when another process moved it. */
+function claimStatement(table: 'deliveries' | 'digests') {
+  return compiledOnce<[id: number | string, attempts: number, at: string, leaseUntil: string, owner: number], { id: number | string }>((db, arg) =>
+    db
+      .updateTable(table)
+      .set((eb) => ({ attempts: eb('attempts', '+', sql.lit(1)), last_attempt_at: arg<string>(2), next_attempt_at: arg<string>(3), claimed_by: arg<number>(4) }))
+      .where('id', '=', arg<never>(0))
+      .where('attempts', '=', arg<number>(1))
+      .where('status', '=', sql.lit('pending'))
+      .returning('id'),
+  );
+}
+
+/** One send settled: its outcome recorded and its claim released. */
+function settleStatement(table: 'deliveries' | 'digests') {
+  return compiledOnce<[id: number | string, status: string, nextAttemptAt: string | null, error: string | null, deliveredAt: string | null, durationMs: number], never>((db, arg) =>
+    db
+      .updateTable(table)
+      .set({ status: arg<string>(1), next_attempt_at: arg<string | null>(2), last_error: arg<string | null>(3), delivered_at: arg<string | null>(4), duration_ms: arg<number>(5), claimed_by: sql.lit(null) })
+      .where('id', '=', arg<never>(0)),
+  );
+}
+
+const STATEMENTS = {
+  delivery: { claim: claimStatement('deliveries'), settle: settleStatement('deliveries') },
+  digest: { claim: claimStatement('digests'), settle: settleStatement('digests') },
+};
+
 /**
- * Claims sends for `owner` (a pid) and counts their attempt, in one transaction. A send another
- * process claimed since it was read (its attempt count moved) is left to it. The claim holds off
- * other processes until `leaseUntil` while its owner lives. Returns the sends claimed, each with
- * the attempts it had before this one.
+ * Claims sends for `owner` (a pid) and counts their attempt, several in one transaction. A send
+ * another process claimed since it was read (its attempt count moved) is left to it. The claim
+ * holds off other processes until `leaseUntil` while its owner lives. Returns the sends claimed,
+ * each with the attempts it had before this one.
  */
 export async function claimSends(store: Store, sends: readonly Send[], now: Date, owner: number, leaseUntil: Date): Promise<Send[]> {
+  const claim = async (db: Kysely<Database>, send: Send): Promise<boolean> =>
+    (await STATEMENTS[send.kind].claim(db, send.id, send.attempts, now.toISOString(), leaseUntil.toISOString(), owner)).rows.length === 1;
+  const [only] = sends;
+  if (sends.length === 1 && only) return (await claim(queryBuilder(store), only)) ? [only] : [];
   return inWriteTransaction(queryBuilder(store), async (trx) => {
     const claimed: Send[] = [];
-    for (const send of sends) {
-      const result = await trx
-        .updateTable(TABLE[send.kind])
-        .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: now.toISOString(), next_attempt_at: leaseUntil.toISOString(), claimed_by: owner }))
-        .where('id', '=', send.id as never)
-        .where('attempts', '=', send.attempts)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 1n) claimed.push(send);
-    }
+    for (const send of sends) if (await claim(trx, send)) claimed.push(send);
     return claimed;
   });
 }
 
-/** Records how claimed sends ended, in one transaction, and releases their claims. */
+/** Records how claimed sends ended, and releases their claims (several in one transaction). */
 export async function settleSends(store: Store, settlements: readonly Settlement[]): Promise<void> {
+  const settle = async (db: Kysely<Database>, { send, status, nextAttemptAt, error, deliveredAt, durationMs }: Settlement): Promise<void> => {
+    await STATEMENTS[send.kind].settle(db, send.id, status, nextAttemptAt, error, deliveredAt, durationMs);
+  };
+  const [only] = settlements;
+  if (settlements.length === 1 && only) return settle(queryBuilder(store), only);
   await inWriteTransaction(queryBuilder(store), async (trx) => {
-    for (const { send, status, nextAttemptAt, error, deliveredAt, durationMs } of settlements) {
-      await trx
-        .updateTable(TABLE[send.kind])
-        .set({ status, next_attempt_at: nextAttemptAt, last_error: error, delivered_at: deliveredAt, duration_ms: durationMs, claimed_by: null })
-        .where('id', '=', send.id as never)
-        .execute();
-    }
+    for (const settlement of settlements) await settle(trx, settlement);
   });
 }
 

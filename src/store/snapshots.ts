@@ -1,19 +1,22 @@
 // Snapshots, rule memory and alerts: what the planner reads (loadPlanInputs) and writes
 // (applyPlan), a page at a time, a few statements per page.
 import type { Kysely } from 'kysely';
-import type { EntityMemory, Plan, StoredSnapshot } from '../core/plan.ts';
+import type { EntityMemory, Plan, SnapshotWrite, StoredSnapshot } from '../core/plan.ts';
 import type { Alert, PageMemory, RuleState, Snapshot, SourceName } from '../core/types.ts';
-import { chunked, inWriteTransaction } from './batch.ts';
+import { chunked, compiledRows, inWriteTransaction, ROWS_PER_STATEMENT } from './batch.ts';
 import { queryBuilder, type Store } from './connection.ts';
-import type { AlertsTable, Database } from './schema.ts';
+import type { AlertsTable, Database, DeliveriesTable, EntitiesTable, RuleStateTable, SnapshotsTable } from './schema.ts';
 
 export interface PlanInputs {
   previous: Map<string, StoredSnapshot>;
   memory: Map<string, EntityMemory>;
 }
 
-/** The latest stored snapshot and the rules' memory of each of `keys` (one select of each per slice of keys). */
-export async function loadPlanInputs(store: Store, source: SourceName, keys: readonly string[]): Promise<PlanInputs> {
+/**
+ * The latest stored snapshot and the rules' memory of each of `keys` (one select of each per slice
+ * of keys); the memory only when asked, as a baseline judges nothing.
+ */
+export async function loadPlanInputs(store: Store, source: SourceName, keys: readonly string[], options: { memory?: boolean } = {}): Promise<PlanInputs> {
   const db = queryBuilder(store);
   const inputs: PlanInputs = { previous: new Map(), memory: new Map() };
   for (const slice of chunked([...new Set(keys)])) {
@@ -24,6 +27,7 @@ export async function loadPlanInputs(store: Store, source: SourceName, keys: rea
       .where('entity_key', 'in', slice)
       .execute();
     for (const row of entities) inputs.previous.set(row.entity_key, { seq: row.seq, text: row.data });
+    if (options.memory === false) continue;
     const memory = await db
       .selectFrom('rule_state')
       .select(['entity_key', 'rule', 'armed', 'last_fired_at'])
@@ -72,9 +76,15 @@ export async function applyPlan(store: Store, plan: Plan, remembered: PageMemory
 
 async function writeSnapshots(trx: Kysely<Database>, plan: Plan): Promise<void> {
   const { source, at } = plan;
-  const latest = new Map(plan.snapshots.map((write) => [write.key, write]));
-  // History first: each entity's stored latest, then any version this page superseded itself.
-  for (const slice of chunked([...latest.keys()])) {
+  const latest = new Map<string, SnapshotWrite>();
+  // An entity whose first write of the page is not its first snapshot has a stored latest, which
+  // becomes history (a new entity has none to move).
+  const archived: string[] = [];
+  for (const write of plan.snapshots) {
+    if (!latest.has(write.key) && write.seq > 1) archived.push(write.key);
+    latest.set(write.key, write);
+  }
+  for (const slice of chunked(archived)) {
     await trx
       .insertInto('snapshots')
       .columns(['source', 'entity_key', 'seq', 'data', 'stored_at'])
@@ -88,42 +98,67 @@ async function writeSnapshots(trx: Kysely<Database>, plan: Plan): Promise<void> 
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
+  // Versions this page superseded itself go to history directly.
   const superseded = plan.snapshots.filter((write) => latest.get(write.key) !== write);
-  for (const slice of chunked(superseded, 5)) {
-    await trx
-      .insertInto('snapshots')
-      .values(slice.map((w) => ({ source, entity_key: w.key, seq: w.seq, data: w.text, stored_at: at })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-  for (const slice of chunked([...latest.values()], 6)) {
-    await trx
-      .insertInto('entities')
-      .values(slice.map((w) => ({ source, entity_key: w.key, seq: w.seq, data: w.text, first_seen_at: at, updated_at: at })))
-      .onConflict((oc) =>
-        oc.columns(['source', 'entity_key']).doUpdateSet((eb) => ({
-          seq: eb.ref('excluded.seq'),
-          data: eb.ref('excluded.data'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      )
-      .execute();
-  }
+  await insertSnapshots(trx, superseded.map((w) => ({ source, entity_key: w.key, seq: w.seq, data: w.text, stored_at: at })));
+  await upsertEntities(trx, [...latest.values()].map((w) => ({ source, entity_key: w.key, seq: w.seq, data: w.text, first_seen_at: at, updated_at: at })));
 }
 
+const insertSnapshots = compiledRows<SnapshotsTable>(['source', 'entity_key', 'seq', 'data', 'stored_at'], (db, rows) =>
+  db
+    .insertInto('snapshots')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing()),
+);
+
+const upsertEntities = compiledRows<EntitiesTable>(['source', 'entity_key', 'seq', 'data', 'first_seen_at', 'updated_at'], (db, rows) =>
+  db
+    .insertInto('entities')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['source', 'entity_key']).doUpdateSet((eb) => ({
+        seq: eb.ref('excluded.seq'),
+        data: eb.ref('excluded.data'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    ),
+);
+
+const upsertMemory = compiledRows<RuleStateTable>(['rule', 'source', 'entity_key', 'armed', 'last_fired_at'], (db, rows) =>
+  db
+    .insertInto('rule_state')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['rule', 'source', 'entity_key']).doUpdateSet((eb) => ({
+        armed: eb.ref('excluded.armed'),
+        last_fired_at: eb.ref('excluded.last_fired_at'),
+      })),
+    ),
+);
+
+/** New alerts only: one already stored (its id is derived from its cause) is left as it is. */
+const insertAlerts = compiledRows<AlertsTable, { id: string }>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq'], (db, rows) =>
+  db
+    .insertInto('alerts')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id'),
+);
+
+type NewDelivery = Pick<DeliveriesTable, 'alert_id' | 'channel' | 'status' | 'digest_id' | 'next_attempt_at' | 'created_at'>;
+
+const insertDeliveries = compiledRows<NewDelivery>(['alert_id', 'channel', 'status', 'digest_id', 'next_attempt_at', 'created_at'], (db, rows) =>
+  db
+    .insertInto('deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing()),
+);
+
 async function writeMemory(trx: Kysely<Database>, plan: Plan): Promise<void> {
-  for (const slice of chunked(plan.memory, 5)) {
-    await trx
-      .insertInto('rule_state')
-      .values(slice.map((m) => ({ rule: m.rule, source: plan.source, entity_key: m.key, armed: m.state.armed ? 1 : 0, last_fired_at: m.state.lastFiredAt })))
-      .onConflict((oc) =>
-        oc.columns(['rule', 'source', 'entity_key']).doUpdateSet((eb) => ({
-          armed: eb.ref('excluded.armed'),
-          last_fired_at: eb.ref('excluded.last_fired_at'),
-        })),
-      )
-      .execute();
-  }
+  await upsertMemory(
+    trx,
+    plan.memory.map((m) => ({ rule: m.rule, source: plan.source, entity_key: m.key, armed: m.state.armed ? 1 : 0, last_fired_at: m.state.lastFiredAt })),
+  );
 }
 
 /** An alert as its row. Its `current` is the entity's snapshot `seq`, stored once however many rules fire on it. */
@@ -134,32 +169,17 @@ function alertRow(alert: Alert, seq: number): AlertsTable {
 
 async function writeAlerts(trx: Kysely<Database>, plan: Plan): Promise<Set<string>> {
   const stored = new Set<string>();
-  for (const slice of chunked(plan.alerts, 10)) {
-    const rows = await trx
-      .insertInto('alerts')
-      .values(slice.map(({ alert, seq }) => alertRow(alert, seq)))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .execute();
-    for (const row of rows) stored.add(row.id);
+  // A slice at a time, so that each alert's changes serialized for its row die young.
+  for (let i = 0; i < plan.alerts.length; i += ROWS_PER_STATEMENT) {
+    const rows = plan.alerts.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq }) => alertRow(alert, seq));
+    for (const row of await insertAlerts(trx, rows)) stored.add(row.id);
   }
-  const deliveries = plan.deliveries.filter((d) => stored.has(d.alertId));
-  for (const slice of chunked(deliveries, 6)) {
-    await trx
-      .insertInto('deliveries')
-      .values(
-        slice.map((d) => ({
-          alert_id: d.alertId,
-          channel: d.channel,
-          status: d.status,
-          digest_id: null,
-          next_attempt_at: d.status === 'digest' ? null : plan.at,
-          created_at: plan.at,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
+  await insertDeliveries(
+    trx,
+    plan.deliveries
+      .filter((d) => stored.has(d.alertId))
+      .map((d) => ({ alert_id: d.alertId, channel: d.channel, status: d.status, digest_id: null, next_attempt_at: d.status === 'digest' ? null : plan.at, created_at: plan.at })),
+  );
   return stored;
 }
 
