@@ -78,7 +78,7 @@ export async function ingestItems(
     // Not kept in a variable: the stored snapshots (text) can be collected while the plan is applied.
     ...(await loadPlanInputs(store, source, items.map((item) => item.key), { memory: !options.baseline && rules.length > 0 })),
   });
-  const alerts = planned.alerts.map((planned) => planned.alert);
+  const alerts = planned.alerts.map(({ alert }) => alert);
   const changed = planned.snapshots.length;
   const remembered = options.remembered ?? {};
   const nothingLearned = !remembered.reportChecks?.length && !remembered.runStatuses?.length;
