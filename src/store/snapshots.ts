@@ -136,13 +136,11 @@ const upsertMemory = compiledRows<RuleStateTable>(['rule', 'source', 'entity_key
     ),
 );
 
-/** New alerts only: one already stored (its id is derived from its cause) is left as it is. */
-const insertAlerts = compiledRows<AlertsTable, { id: string }>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq'], (db, rows) =>
+const insertAlerts = compiledRows<AlertsTable>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq'], (db, rows) =>
   db
     .insertInto('alerts')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doNothing())
-    .returning('id'),
+    .onConflict((oc) => oc.column('id').doNothing()),
 );
 
 type NewDelivery = Pick<DeliveriesTable, 'alert_id' | 'channel' | 'status' | 'digest_id' | 'next_attempt_at' | 'created_at'>;
@@ -168,12 +166,19 @@ function alertRow(alert: Alert, seq: number): AlertsTable {
 }
 
 async function writeAlerts(trx: Kysely<Database>, plan: Plan): Promise<Set<string>> {
-  const stored = new Set<string>();
-  // A slice at a time, so that each alert's changes serialized for its row die young.
-  for (let i = 0; i < plan.alerts.length; i += ROWS_PER_STATEMENT) {
-    const rows = plan.alerts.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq }) => alertRow(alert, seq));
-    for (const row of await insertAlerts(trx, rows)) stored.add(row.id);
+  // An alert already stored (its id is derived from its cause) is left as it is, with its
+  // deliveries. The write lock is held, so what is not stored yet is stored by this transaction.
+  // (Read first rather than RETURNING from the insert: that made the alert storm ~10% slower.)
+  const already = new Set<string>();
+  for (const slice of chunked(plan.alerts.map(({ alert }) => alert.id))) {
+    for (const row of await trx.selectFrom('alerts').select('id').where('id', 'in', slice).execute()) already.add(row.id);
   }
+  const fresh = plan.alerts.filter(({ alert }) => !already.has(alert.id));
+  // A slice at a time, so that each alert's changes serialized for its row die young.
+  for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
+    await insertAlerts(trx, fresh.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq }) => alertRow(alert, seq)));
+  }
+  const stored = new Set(fresh.map(({ alert }) => alert.id));
   await insertDeliveries(
     trx,
     plan.deliveries
