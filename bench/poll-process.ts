@@ -3,16 +3,15 @@
 // line on stdout.
 //   poll:    pollSources on a database (fresh or not), timing only the poll itself
 //   floor:   the same pages fetched with plain undici requests and JSON.parse, nothing else
-//   deliver: 1,000 alerts stored through ingest, then delivered by deliverNow to the webhook
+//   deliver: 1,000 alerts stored through ingestItems, then delivered by deliverNow to the webhook
 import { Agent, request } from 'undici';
 import { createApiClient } from '../src/api/index.ts';
-import type { SourceName } from '../src/core/types.ts';
+import type { SnapshotItem, SourceName } from '../src/core/types.ts';
 import type { Rule } from '../src/rules/index.ts';
 import { CREDENTIAL_VARIABLES, readConfig } from '../src/config.ts';
 import { loadTemplates } from '../src/render/index.ts';
 import { loadRules } from '../src/rules/index.ts';
-import { pollSources } from '../src/service/cycle.ts';
-import { ingestPage, type SnapshotItem } from '../src/service/ingest.ts';
+import { ingestItems, pollSources } from '../src/service/cycle.ts';
 import { deliverNow } from '../src/service/deliver.ts';
 import { createChannelSender } from '../src/service/senders.ts';
 import { openStore } from '../src/store/index.ts';
@@ -132,7 +131,7 @@ async function deliver(step: Extract<Step, { mode: 'deliver' }>): Promise<StepRe
       const ticker = `BENCH-${String(i).padStart(5, '0')}`;
       items.push({ key: ticker, data: { event_ticker: ticker, name: `Bench event ${i}`, edge_pp: (i % 40) - 20, abs_edge_pp: Math.abs((i % 40) - 20) } });
     }
-    ingestPage(store, items, { source: 'events', rules: [rule], baseline: false, now });
+    await ingestItems(store, 'events', items, [rule], now, { baseline: false });
   }
   const config = readConfig({ EDGEWATCH_DB: step.db, EDGEWATCH_RULES: step.rulesDir, EDGEWATCH_TEMPLATES: step.templatesDir });
   const started = performance.now();

@@ -43,17 +43,13 @@ const validate: Command = {
   async run({ config }) {
     const { loadRulesAndTemplates } = await import('../service/app.ts');
     const { formatProblem } = await import('../rules/index.ts');
-    let ruleSet;
-    try {
-      ({ ruleSet } = await loadRulesAndTemplates(config));
-    } catch (error) {
-      if (!(error instanceof EdgewatchError) || error.code !== 'CONFIG_INVALID') throw error;
-      // Invalid templates: one `file:line:column: message` per line after the heading.
-      const [heading, ...problems] = error.message.split('\n').map((line) => line.trim());
-      for (const problem of problems) out(problem);
-      err(heading ?? error.message);
+    const loaded = await loadRulesAndTemplates(config);
+    if (!loaded.ok) {
+      for (const problem of loaded.problems) out(formatProblem(problem));
+      err(`invalid templates: ${count(loaded.problems.length, 'problem')} in ${config.templatesDir}`);
       return 1;
     }
+    const { ruleSet } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
@@ -83,7 +79,7 @@ const generate: Command = {
       return 2;
     }
     const { connectApi, openConfiguredStore, runningSandbox } = await import('../service/app.ts');
-    const { startGeneration } = await import('../sources/index.ts');
+    const { startGeneration } = await import('../service/generate.ts');
     const store = await openConfiguredStore(config);
     try {
       // On the built-in sandbox, only the sandbox of a daemon running on this database knows the

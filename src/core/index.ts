@@ -7,3 +7,4 @@ export * from './suggest.ts';
 export * from './values.ts';
 export * from './format.ts';
 export * from './entity-title.ts';
+export type * from './plan.ts';

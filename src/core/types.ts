@@ -9,6 +9,14 @@ export type Severity = (typeof SEVERITIES)[number];
 /** One entity's state as seen in one poll: plain JSON, fields named as the API names them. */
 export type Snapshot = Record<string, unknown>;
 
+/** One entity as a source fetched it, keyed as its source keys entities. */
+export interface SnapshotItem {
+  key: string;
+  data: Snapshot;
+  /** This entity's first sighting is its baseline (reports: the first trust check). */
+  baseline?: boolean;
+}
+
 /** A field whose value differs between two snapshots of one entity. */
 export interface Change {
   field: string;
@@ -37,6 +45,32 @@ export interface Alert {
   summary: string;
   changes: Change[];
   current: Snapshot;
+}
+
+/** reports: what was learned of one event's report, kept to choose and address the next checks. */
+export interface ReportCheck {
+  eventTicker: string;
+  /** From the event's detail; null while the detail answers 404 (a delisted event). */
+  venue: string | null;
+  eventKey: string | null;
+  /** When the trust scorecard (or a detail that answered 404) was last checked; null: not yet. */
+  checkedAt: string | null;
+  /** Whether the last check found a scorecard; null before any. */
+  found: boolean | null;
+}
+
+/** reports: an event whose report may be checked, with its latest snapshot and what its checks learned. */
+export interface ReportCandidate {
+  event: Snapshot;
+  /** All but `eventTicker` null when the event was never checked. */
+  check: ReportCheck;
+}
+
+/** What a source learned while fetching a page, stored in the same transaction as the page. */
+export interface PageMemory {
+  reportChecks?: ReportCheck[];
+  /** runs: generation runs whose status changed. */
+  runStatuses?: Array<{ runId: string; status: string }>;
 }
 
 /** What one send attempt came to; expected failures are values, not exceptions. */

@@ -2,9 +2,9 @@
 // closed when its time comes (the next cron time after its first alert, or its window after it),
 // stored as a digest, and delivered by the outbox like an alert.
 import { CronExpressionParser } from 'cron-parser';
+import { alertId } from '../core/alert-id.ts';
 import type { Digest, Rule } from '../rules/index.ts';
-import { alertId } from '../service/alert-id.ts';
-import type { Store } from '../store/index.ts';
+import { closeDigestBatch, openDigestBatches, type OpenBatch, type Store } from '../store/index.ts';
 
 /** When a batch opened at `openedAt` is due. */
 export function digestDueAt(digest: Digest, openedAt: Date): Date {
@@ -16,57 +16,29 @@ export function digestDueAt(digest: Digest, openedAt: Date): Date {
   return cron.next().toDate();
 }
 
-interface OpenBatch {
-  rule: string;
-  channel: string;
-  opened_at: string;
-  first_id: number;
-}
-
-export interface PendingBatch extends OpenBatch {
-  due_at: string;
-  size: number;
+interface PendingBatch extends OpenBatch {
+  dueAt: string;
 }
 
 /** The open batches, each with when it is due and how many alerts wait in it. */
-export function openBatches(store: Store, rules: ReadonlyMap<string, Rule>): PendingBatch[] {
-  const rows = store.raw
-    .prepare<[], OpenBatch & { size: number }>(
-      `SELECT a.rule, d.channel, MIN(d.created_at) AS opened_at, MIN(d.id) AS first_id, COUNT(*) AS size
-       FROM deliveries d JOIN alerts a ON a.id = d.alert_id
-       WHERE d.status = 'digest' AND d.digest_id IS NULL
-       GROUP BY a.rule, d.channel ORDER BY opened_at`,
-    )
-    .all();
-  return rows.map((row) => {
-    const digest = rules.get(row.rule)?.digest;
+async function openBatches(store: Store, rules: ReadonlyMap<string, Rule>): Promise<PendingBatch[]> {
+  return (await openDigestBatches(store)).map((batch) => {
+    const digest = rules.get(batch.rule)?.digest;
     // A rule that lost its digest (or was removed) sends what waits at once rather than lose it.
-    const due = digest ? digestDueAt(digest, new Date(row.opened_at)) : new Date(row.opened_at);
-    return { ...row, due_at: due.toISOString() };
+    const due = digest ? digestDueAt(digest, new Date(batch.openedAt)) : new Date(batch.openedAt);
+    return { ...batch, dueAt: due.toISOString() };
   });
 }
 
 /** Closes every batch whose time has come (all of them with `flush`); returns how many. */
-export function closeDueBatches(store: Store, rules: ReadonlyMap<string, Rule>, now: Date, options: { flush?: boolean } = {}): number {
+export async function closeDueBatches(store: Store, rules: ReadonlyMap<string, Rule>, now: Date, options: { flush?: boolean } = {}): Promise<number> {
   const nowIso = now.toISOString();
-  const insert = store.raw.prepare<[string, string, string, string, string, string]>(
-    `INSERT OR IGNORE INTO digests (id, rule, channel, status, opened_at, created_at, next_attempt_at)
-     VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
-  );
-  const assign = store.raw.prepare<[string, string, string]>(
-    `UPDATE deliveries SET digest_id = ?
-     WHERE status = 'digest' AND digest_id IS NULL AND channel = ?
-       AND alert_id IN (SELECT id FROM alerts WHERE rule = ?)`,
-  );
   let closed = 0;
-  for (const batch of openBatches(store, rules)) {
-    if (!options.flush && batch.due_at > nowIso) continue;
+  for (const batch of await openBatches(store, rules)) {
+    if (!options.flush && batch.dueAt > nowIso) continue;
     // Derived from the batch's first delivery: the same id on every retry of the digest.
-    const id = alertId(`digest\u0000${batch.rule}\u0000${batch.channel}\u0000${batch.first_id}`);
-    store.raw.transaction(() => {
-      insert.run(id, batch.rule, batch.channel, batch.opened_at, nowIso, nowIso);
-      assign.run(id, batch.channel, batch.rule);
-    })();
+    const id = alertId(`digest\u0000${batch.rule}\u0000${batch.channel}\u0000${batch.firstId}`);
+    await closeDigestBatch(store, batch, id, now);
     closed++;
   }
   return closed;

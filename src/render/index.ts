@@ -1,7 +1,7 @@
 export type { DigestMessage, EscapeMode, TemplateKind } from './types.ts';
 export { TEMPLATE_KINDS, isDigest } from './types.ts';
 export type { CompileResult, TemplateSet } from './templates.ts';
-export { compileTemplates, describeRenderError, loadTemplates, renderAlert, renderDigest, SHIPPED_TEMPLATES_DIR } from './templates.ts';
+export { compileTemplates, describeRenderError, loadTemplates, readTemplates, renderAlert, renderDigest, SHIPPED_TEMPLATES_DIR } from './templates.ts';
 export type { AlertView, ChangeLine, DigestView, Fact } from './view.ts';
 export { alertView, digestView } from './view.ts';
 export type { SlackMessageContent } from './slack.ts';

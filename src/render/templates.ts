@@ -239,9 +239,10 @@ export const SHIPPED_TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates');
 
 /**
  * Reads a template folder once and compiles it over the shipped defaults, so a folder of one's own
- * needs only the templates it adds or changes. Throws CONFIG_INVALID listing `file:line:column: message`.
+ * needs only the templates it adds or changes. Invalid templates are positioned problems, as
+ * values; only a folder that cannot be read throws (CONFIG_INVALID).
  */
-export async function loadTemplates(dir: string): Promise<TemplateSet> {
+export async function readTemplates(dir: string): Promise<CompileResult> {
   let own: Record<string, string>;
   try {
     own = await readTemplateFiles(dir);
@@ -249,7 +250,12 @@ export async function loadTemplates(dir: string): Promise<TemplateSet> {
     throw new EdgewatchError('CONFIG_INVALID', `cannot read the templates folder ${dir}: ${(cause as Error).message}`, { cause });
   }
   const shipped = resolvePath(dir) === SHIPPED_TEMPLATES_DIR ? {} : await readTemplateFiles(SHIPPED_TEMPLATES_DIR);
-  const result = compileTemplates(dir, { ...shipped, ...own });
+  return compileTemplates(dir, { ...shipped, ...own });
+}
+
+/** readTemplates for callers that cannot go on without the set: throws CONFIG_INVALID listing the problems. */
+export async function loadTemplates(dir: string): Promise<TemplateSet> {
+  const result = await readTemplates(dir);
   if (!result.ok) {
     const lines = result.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`);
     throw new EdgewatchError('CONFIG_INVALID', `invalid templates:\n  ${lines.join('\n  ')}`);

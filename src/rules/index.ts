@@ -13,3 +13,5 @@ export { summarize } from './summary.ts';
 export { SOURCE_FIELDS, ORDINAL_ORDERS, ordinalOrder, checkField } from './fields.ts';
 export type { FieldKind, FieldCheck } from './fields.ts';
 export { deepEqual, isAbsent } from './values.ts';
+export { plan } from './plan.ts';
+

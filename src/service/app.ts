@@ -6,6 +6,8 @@ import type { ApiClient, RequestInfo } from '../api/index.ts';
 import type { RuleSet } from '../rules/index.ts';
 import type { TemplateSet } from '../render/index.ts';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.ts';
+import { EdgewatchError } from '../core/errors.ts';
+import type { RuleProblem } from '../core/types.ts';
 import { z } from 'zod';
 import type { Store } from '../store/index.ts';
 
@@ -135,13 +137,25 @@ export interface LoadedRules {
   templates: TemplateSet;
 }
 
-/** Templates first: the rules' `template:` names are checked against them. */
-export async function loadRulesAndTemplates(config: Config): Promise<LoadedRules> {
-  const { loadTemplates } = await import('../render/index.ts');
+/**
+ * Templates first: the rules' `template:` names are checked against them. Invalid templates are
+ * returned as positioned problems (the rules are then not read); rule problems are in the rule set.
+ */
+export async function loadRulesAndTemplates(config: Config): Promise<({ ok: true } & LoadedRules) | { ok: false; problems: RuleProblem[] }> {
+  const { readTemplates } = await import('../render/index.ts');
   const { loadRules, ruleContext } = await import('../rules/index.ts');
-  const templates = await loadTemplates(config.templatesDir);
-  const ruleSet = await loadRules(config.rulesDir, ruleContext(config, templates.names()));
-  return { ruleSet, templates };
+  const templates = await readTemplates(config.templatesDir);
+  if (!templates.ok) return templates;
+  const ruleSet = await loadRules(config.rulesDir, ruleContext(config, templates.set.names()));
+  return { ok: true, ruleSet, templates: templates.set };
+}
+
+/** For a command that cannot run without valid templates: their problems abort it, one line each. */
+export async function requireRulesAndTemplates(config: Config): Promise<LoadedRules> {
+  const loaded = await loadRulesAndTemplates(config);
+  const { formatProblem } = await import('../rules/index.ts');
+  if (!loaded.ok) throw new EdgewatchError('CONFIG_INVALID', `invalid templates:\n  ${loaded.problems.map(formatProblem).join('\n  ')}`);
+  return loaded;
 }
 
 export async function openConfiguredStore(config: Config, options: { readonly?: boolean } = {}): Promise<Store> {

@@ -13,6 +13,8 @@ export interface DeliverNowOptions {
   /** For overlapping passes of the daemon: see DeliverOptions. */
   busyChannels?: DeliverOptions['busyChannels'];
   stopping?: DeliverOptions['stopping'];
+  /** The clock of the pass: which digests and retries are due, and the send times. */
+  now?: () => Date;
 }
 
 /** `send` comes from createChannelSender, built once per rule set rather than per pass. */
@@ -23,11 +25,12 @@ export async function deliverNow(
   send: SendToChannel,
   options: DeliverNowOptions = {},
 ): Promise<DeliverReport> {
-  closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), new Date(), options);
+  const now = options.now ?? (() => new Date());
+  await closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), now(), options);
   return deliverDue(store, {
     channels: ruleSet.channels,
     send,
-    now: () => new Date(),
+    now,
     retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
     groupKinds: GROUPING_KINDS,
     groupAbove: config.slackGroupAbove,

@@ -6,9 +6,9 @@ import type { SourceName } from '../core/types.ts';
 
 export interface MetricsOptions {
   /** Pending deliveries and digests, read at scrape time. */
-  outboxDepth: () => number;
+  outboxDepth: () => Promise<number>;
   /** Open digest batches (alerts waiting for their digest's time), read at scrape time. */
-  digestBatchesPending: () => number;
+  digestBatchesPending: () => Promise<number>;
 }
 
 export interface Metrics {
@@ -67,16 +67,16 @@ export function createMetrics(options: MetricsOptions): Metrics {
     name: 'edgewatch_outbox_depth',
     help: 'Deliveries and digests waiting to be sent (new or to be retried).',
     registers: [registry],
-    collect() {
-      this.set(options.outboxDepth());
+    async collect() {
+      this.set(await options.outboxDepth());
     },
   });
   new Gauge({
     name: 'edgewatch_digest_batches_pending',
     help: 'Digest batches collecting alerts until their time comes.',
     registers: [registry],
-    collect() {
-      this.set(options.digestBatchesPending());
+    async collect() {
+      this.set(await options.digestBatchesPending());
     },
   });
 

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { SOURCES } from '../core/types.ts';
 import { formatProblem } from '../rules/index.ts';
 import { consoleLine } from '../render/index.ts';
-import { connectApi, loadRulesAndTemplates, openConfiguredStore } from './app.ts';
+import { connectApi, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
 import { pollSources } from './cycle.ts';
 import { deliverNow } from './deliver.ts';
 import { createChannelSender } from './senders.ts';
@@ -15,7 +15,7 @@ export interface PollOnceOptions {
 }
 
 export async function runPollOnce(config: Config, options: PollOnceOptions): Promise<number> {
-  const { ruleSet, templates } = await loadRulesAndTemplates(config);
+  const { ruleSet, templates } = await requireRulesAndTemplates(config);
   for (const problem of ruleSet.problems) options.err(`${formatProblem(problem)} (rule skipped)`);
   const store = await openConfiguredStore(config);
   // With no API URL: the sandbox of a daemon running on this database, else its world where the
@@ -57,7 +57,7 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
 
 /** `digest --flush`: every pending digest sent now. */
 export async function runDigestFlush(config: Config, options: Omit<PollOnceOptions, 'dryRun'>): Promise<number> {
-  const { ruleSet, templates } = await loadRulesAndTemplates(config);
+  const { ruleSet, templates } = await requireRulesAndTemplates(config);
   for (const problem of ruleSet.problems) options.err(`${formatProblem(problem)} (rule skipped)`);
   const store = await openConfiguredStore(config);
   try {

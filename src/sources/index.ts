@@ -1,6 +1,6 @@
-export { pollEvents, WATERMARK_OVERLAP_MS } from './events.ts';
-export { pollKpis } from './kpis.ts';
-export { pollReports } from './reports.ts';
-export { pollRuns, startGeneration } from './runs.ts';
+export { fetchEvents, WATERMARK_OVERLAP_MS } from './events.ts';
+export { fetchKpis } from './kpis.ts';
+export { fetchReports } from './reports.ts';
+export { fetchRuns, runSnapshot } from './runs.ts';
 export { errorCode, errorStatus } from './types.ts';
-export type { Page, PollContext, PollResult, ResearchApi } from './types.ts';
+export type { FetchContext, Page, ProcessingRuns, ReportCandidates, ResearchApi, SnapshotReader, SourcePage, SourcePages } from './types.ts';

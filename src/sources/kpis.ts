@@ -1,10 +1,8 @@
 // kpis: the whole board, every status. When an actual appears, the KPI detail is fetched once so
 // the alert carries analysis.surprise and the actual's sources (under `detail`, carried forward).
-import type { Snapshot } from '../core/types.ts';
-import { ingestPage, type SnapshotItem } from '../service/ingest.ts';
-import { getSourceState, hotStatements, markPollSuccess } from '../store/index.ts';
+import type { SnapshotItem } from '../core/types.ts';
 import { readAhead } from './read-ahead.ts';
-import type { PollContext, PollResult } from './types.ts';
+import type { FetchContext, SourcePage } from './types.ts';
 
 const PAGE_SIZE = 200;
 
@@ -12,27 +10,20 @@ function hasValue(value: unknown): boolean {
   return value !== null && value !== undefined;
 }
 
-export async function pollKpis(ctx: PollContext): Promise<PollResult> {
-  const state = await getSourceState(ctx.store, 'kpis');
-  const baseline = !state?.baseline_at;
-  const { getEntity } = hotStatements(ctx.store.raw);
-  const result: PollResult = { source: 'kpis', alerts: [], changed: 0, baseline };
-
+export async function* fetchKpis(ctx: FetchContext): AsyncGenerator<SourcePage> {
   // The next page is fetched while this one is stored.
   for await (const page of readAhead(ctx.api.kpiPages({ status: 'all', limit: PAGE_SIZE }))) {
-    const items: SnapshotItem[] = [];
+    const items: SnapshotItem[] = page.rows.map((row) => ({ key: row.id, data: row }));
+    const withActual = items.filter((item) => hasValue(item.data.actual));
+    const stored = withActual.length > 0 ? await ctx.stored.latestSnapshots('kpis', withActual.map((item) => item.key)) : new Map();
     const needDetail: SnapshotItem[] = [];
-    for (const row of page.rows) {
-      const item: SnapshotItem = { key: row.id, data: row };
-      items.push(item);
-      if (!hasValue(row.actual)) continue;
-      const stored = getEntity.get('kpis', row.id);
-      const prev = stored ? (JSON.parse(stored.data) as Snapshot) : undefined;
+    for (const item of withActual) {
+      const prev = stored.get(item.key);
       if (prev && hasValue(prev.actual)) {
         // Carried forward; an actual already there at the baseline stays without a detail (fetching
         // it later would store a second snapshot for no change).
-        if (prev.detail !== undefined) item.data = { ...row, detail: prev.detail };
-      } else if (!baseline) {
+        if (prev.detail !== undefined) item.data = { ...item.data, detail: prev.detail };
+      } else if (!ctx.baseline) {
         needDetail.push(item);
       }
     }
@@ -42,16 +33,6 @@ export async function pollKpis(ctx: PollContext): Promise<PollResult> {
         item.data = { ...item.data, detail: { actual: detail.actual ?? null, analysis: detail.analysis ?? null } };
       }),
     );
-    const ingested = ingestPage(ctx.store, items, {
-      source: 'kpis',
-      rules: ctx.rules,
-      baseline,
-      now: ctx.now(),
-      dryRun: ctx.dryRun,
-    });
-    result.alerts.push(...ingested.alerts);
-    result.changed += ingested.changed;
+    yield { items };
   }
-  if (!ctx.dryRun) await markPollSuccess(ctx.store, 'kpis', ctx.now());
-  return result;
 }

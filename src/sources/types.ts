@@ -1,7 +1,7 @@
-// What the pollers need from the research API, declared here by the code that uses it.
-import type { Alert, SourceName } from '../core/types.ts';
+// What the sources need from the research API and from stored state, declared here by the code
+// that uses it, and the pages they yield.
+import type { PageMemory, ReportCandidate, Snapshot, SnapshotItem, SourceName } from '../core/types.ts';
 import type { Rule } from '../rules/index.ts';
-import type { Store } from '../store/index.ts';
 
 export interface Page<T> {
   rows: T[];
@@ -20,27 +20,45 @@ export interface ResearchApi {
   kpi(eventId: string): Promise<Row>;
 }
 
-export interface PollContext {
-  store: Store;
+/** kpis: the stored snapshots of rows with an actual, to carry their `detail` forward. */
+export interface SnapshotReader {
+  latestSnapshots(source: SourceName, keys: readonly string[]): Promise<Map<string, Snapshot>>;
+}
+
+/** reports: the events whose reports may be checked, least recently checked first. */
+export interface ReportCandidates {
+  reportCandidates(): AsyncIterable<ReportCandidate>;
+}
+
+/** runs: the generation runs recorded by `generate` that are still processing. */
+export interface ProcessingRuns {
+  processingRuns(): Promise<Array<{ run_id: string; event_key: string; status: string }>>;
+}
+
+export interface FetchContext {
   api: ResearchApi;
   /** The rules of the source being polled. */
   rules: readonly Rule[];
   now: () => Date;
-  dryRun: boolean;
+  /** What the source reads of stored state. */
+  stored: SnapshotReader & ReportCandidates & ProcessingRuns;
+  /** The source's first poll (events, kpis): it stores what it sees and fires nothing. */
+  baseline: boolean;
+  /** events: the newest captured_at of the last complete poll. */
+  watermark: string | null;
   /** reports: trust requests allowed per poll. */
   reportsBudget: number;
 }
 
-export interface PollResult {
-  source: SourceName;
-  alerts: Alert[];
-  /** Entities whose snapshot changed (or appeared). */
-  changed: number;
-  /** Nothing to poll (reports with no rule, runs with none processing). */
-  skipped?: boolean;
-  /** The source's first poll: it stored what it saw and fired nothing. */
-  baseline?: boolean;
+/** One page of a source's poll: its snapshots, and what the source learned with them. */
+export interface SourcePage extends PageMemory {
+  items: SnapshotItem[];
+  /** events: the watermark once every page of this poll is stored (the newest captured_at so far). */
+  watermark?: string | null;
 }
+
+/** A source's pages; `idle` when it has nothing to poll (reports with no rule, runs with none processing). */
+export type SourcePages = AsyncIterable<SourcePage> | 'idle';
 
 /** The API's code of a thrown ApiError (or any error with a `code`), without depending on the class. */
 export function errorCode(error: unknown): string | undefined {

@@ -4,17 +4,14 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider, type SqliteDatabase as KyselySqlite } from 'kysely';
 import { EdgewatchError } from '../core/errors.ts';
 import type { Database } from './schema.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
+/** An open database. Opaque: only the repository functions of src/store reach its connection. */
 export interface Store {
-  /** Typed query builder, for everything off the hot path. */
-  db: Kysely<Database>;
-  /** The same connection, for prepared statements in synchronous transactions on the hot path. */
-  raw: SqliteDatabase.Database;
   close(): Promise<void>;
 }
 
@@ -40,14 +37,14 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
   } catch (cause) {
     throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = sqliteBuilder(raw);
   try {
     await migrateSqlite(db, raw, file);
   } catch (error) {
     await db.destroy();
     throw error;
   }
-  return storeOf(db, raw);
+  return storeOf(db);
 }
 
 // kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL),
@@ -71,14 +68,48 @@ async function migrateSqlite(db: Kysely<Database>, raw: SqliteDatabase.Database,
   }
 }
 
-function storeOf(db: Kysely<Database>, raw: SqliteDatabase.Database): Store {
-  return {
-    db,
-    raw,
+/** Statements kept prepared, by SQL text (least recently used dropped first). */
+const PREPARED_STATEMENTS = 500;
+
+/**
+ * kysely over one SQLite connection. kysely prepares every query it runs; the hot paths run the
+ * same few texts thousands of times (a page's statements, a delivery's claim and settlement), so
+ * the prepared statements are kept and reused.
+ */
+function sqliteBuilder(raw: SqliteDatabase.Database): Kysely<Database> {
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  const database: KyselySqlite = {
+    close: () => raw.close(),
+    prepare(text) {
+      let statement = prepared.get(text);
+      if (statement) prepared.delete(text);
+      else statement = raw.prepare(text);
+      prepared.set(text, statement);
+      if (prepared.size > PREPARED_STATEMENTS) prepared.delete(prepared.keys().next().value!);
+      return statement;
+    },
+  };
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+// The query builder behind each store. queryBuilder is src/store's own: index.ts does not export it.
+const builders = new WeakMap<Store, Kysely<Database>>();
+
+function storeOf(db: Kysely<Database>): Store {
+  const store: Store = {
     close: async () => {
       await db.destroy();
     },
   };
+  builders.set(store, db);
+  return store;
+}
+
+/** The store's typed query builder: for the repository functions of src/store only. */
+export function queryBuilder(store: Store): Kysely<Database> {
+  const db = builders.get(store);
+  if (!db) throw new TypeError('not a store opened by openStore');
+  return db;
 }
 
 async function openReadOnly(file: string, options: OpenStoreOptions): Promise<Store> {
@@ -99,7 +130,7 @@ async function openReadOnly(file: string, options: OpenStoreOptions): Promise<St
     );
   }
   raw.pragma('foreign_keys = ON');
-  return storeOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }), raw);
+  return storeOf(sqliteBuilder(raw));
 }
 
 function openReadOnlyFile(file: string, busyTimeoutMs: number): SqliteDatabase.Database {
@@ -168,7 +199,7 @@ async function migrationFiles(): Promise<Array<{ name: string; file: string }>> 
  * kysely_migration and kysely_migration_lock. On a dialect with transactional DDL (PostgreSQL) it
  * runs them in one transaction under its own lock; on SQLite, openStore wraps it in one.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationFolder });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -1,19 +1,20 @@
-export { openStore, migrateToLatest, MIGRATIONS_DIR } from './connection.ts';
+export { openStore, MIGRATIONS_DIR } from './connection.ts';
 export type { Store, OpenStoreOptions } from './connection.ts';
-export { hotStatements, ALERT_CURRENT } from './statements.ts';
-export type { HotStatements } from './statements.ts';
 export type * from './schema.ts';
 export {
   getSourceState,
   listSourceStates,
+  reportCandidates,
   markPollSuccess,
   markPollError,
   insertRun,
   listRuns,
-  updateRunStatus,
-  pruneSnapshots,
   listAlerts,
+  lastFiredByRule,
   getMeta,
   setMeta,
 } from './repositories.ts';
 export type { AlertListing } from './repositories.ts';
+export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
+export { claimSends, closeDigestBatch, digestAlerts, dueSends, openDigestBatches, outboxDepth, settleSends } from './outbox.ts';
+export type { OpenBatch, Send, Settlement } from './outbox.ts';

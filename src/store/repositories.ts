@@ -1,15 +1,16 @@
-// Repository functions off the hot path: typed kysely queries, one small function per need.
+// Repository functions: source state, report candidates, runs, alert listings, meta. Typed kysely
+// queries, one small function per need.
 import { sql } from 'kysely';
-import type { SourceName } from '../core/types.ts';
-import type { Store } from './connection.ts';
+import type { ReportCandidate, Snapshot, SourceName } from '../core/types.ts';
+import { queryBuilder, type Store } from './connection.ts';
 import type { AlertsTable, DeliveriesTable, RunsTable, SourceStateTable } from './schema.ts';
 
 export async function getSourceState(store: Store, source: SourceName): Promise<SourceStateTable | undefined> {
-  return store.db.selectFrom('source_state').selectAll().where('source', '=', source).executeTakeFirst();
+  return queryBuilder(store).selectFrom('source_state').selectAll().where('source', '=', source).executeTakeFirst();
 }
 
 export async function listSourceStates(store: Store): Promise<SourceStateTable[]> {
-  return store.db.selectFrom('source_state').selectAll().orderBy('source').execute();
+  return queryBuilder(store).selectFrom('source_state').selectAll().orderBy('source').execute();
 }
 
 /** Records a successful poll; the baseline time is set once and the watermark only when given. */
@@ -20,7 +21,7 @@ export async function markPollSuccess(
   update: { watermark?: string | null } = {},
 ): Promise<void> {
   const at = now.toISOString();
-  await store.db
+  await queryBuilder(store)
     .insertInto('source_state')
     .values({
       source,
@@ -42,7 +43,7 @@ export async function markPollSuccess(
 
 export async function markPollError(store: Store, source: SourceName, now: Date, error: string): Promise<void> {
   const at = now.toISOString();
-  await store.db
+  await queryBuilder(store)
     .insertInto('source_state')
     .values({ source, baseline_at: null, watermark: null, last_success_at: null, last_error_at: at, last_error: error })
     .onConflict((oc) => oc.column('source').doUpdateSet({ last_error_at: at, last_error: error }))
@@ -50,7 +51,7 @@ export async function markPollError(store: Store, source: SourceName, now: Date,
 }
 
 export async function insertRun(store: Store, run: Omit<RunsTable, 'updated_at'>): Promise<void> {
-  await store.db
+  await queryBuilder(store)
     .insertInto('runs')
     .values({ ...run, updated_at: run.created_at })
     .onConflict((oc) => oc.column('run_id').doNothing())
@@ -58,38 +59,47 @@ export async function insertRun(store: Store, run: Omit<RunsTable, 'updated_at'>
 }
 
 export async function listRuns(store: Store, where: { status?: string } = {}): Promise<RunsTable[]> {
-  let query = store.db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('run_id');
+  let query = queryBuilder(store).selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('run_id');
   if (where.status) query = query.where('status', '=', where.status);
   return query.execute();
 }
 
-export async function updateRunStatus(store: Store, runId: string, status: string, now: Date): Promise<void> {
-  await store.db
-    .updateTable('runs')
-    .set({ status, updated_at: now.toISOString() })
-    .where('run_id', '=', runId)
-    .execute();
-}
+/** Snapshots read per query while report candidates are looked through (most polls stop early). */
+const CANDIDATES_PER_READ = 100;
 
-/** Deletes superseded snapshots stored before the retention, but those of alerts; the latest of every entity lives in `entities`. */
-export async function pruneSnapshots(store: Store, olderThan: Date): Promise<number> {
-  const result = await store.db
-    .deleteFrom('snapshots')
-    .where('stored_at', '<', olderThan.toISOString())
-    // An alert's `current` is its snapshot: kept as long as the alert.
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('alerts')
-            .select('alerts.id')
-            .whereRef('alerts.source', '=', 'snapshots.source')
-            .whereRef('alerts.entity', '=', 'snapshots.entity_key')
-            .whereRef('alerts.seq', '=', 'snapshots.seq'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * The events whose reports may be checked, least recently checked first (never checked first of
+ * all), each with its latest snapshot; read lazily, as the caller stops once it has enough.
+ */
+export async function* reportCandidates(store: Store): AsyncGenerator<ReportCandidate> {
+  const db = queryBuilder(store);
+  // Sort the keys only: sorting the snapshots' text along with them (tens of MB) dominated the poll.
+  const order = await db
+    .selectFrom('entities as e')
+    .leftJoin('report_checks as c', 'c.event_ticker', 'e.entity_key')
+    .select(['e.entity_key as ticker', 'c.venue', 'c.event_key', 'c.last_checked_at', 'c.found'])
+    .where('e.source', '=', 'events')
+    .orderBy('c.last_checked_at', (ob) => ob.asc().nullsFirst())
+    .orderBy('e.entity_key')
+    .execute();
+  for (let i = 0; i < order.length; i += CANDIDATES_PER_READ) {
+    const slice = order.slice(i, i + CANDIDATES_PER_READ);
+    const rows = await db
+      .selectFrom('entities')
+      .select(['entity_key', 'data'])
+      .where('source', '=', 'events')
+      .where('entity_key', 'in', slice.map((row) => row.ticker))
+      .execute();
+    const data = new Map(rows.map((row) => [row.entity_key, row.data]));
+    for (const row of slice) {
+      const text = data.get(row.ticker);
+      if (text === undefined) continue; // removed since the keys were read
+      yield {
+        event: JSON.parse(text) as Snapshot,
+        check: { eventTicker: row.ticker, venue: row.venue, eventKey: row.event_key, checkedAt: row.last_checked_at, found: row.found === null ? null : row.found === 1 },
+      };
+    }
+  }
 }
 
 /** What `alerts --json` prints of one alert. */
@@ -99,7 +109,7 @@ export type AlertListing = Omit<AlertsTable, 'changes' | 'seq'> & {
 
 /** Recent alerts, newest first, each with its deliveries. */
 export async function listAlerts(store: Store, limit: number): Promise<AlertListing[]> {
-  const alerts = await store.db
+  const alerts = await queryBuilder(store)
     .selectFrom('alerts')
     .select(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary'])
     .orderBy('fired_at', 'desc')
@@ -108,15 +118,33 @@ export async function listAlerts(store: Store, limit: number): Promise<AlertList
     .limit(limit)
     .execute();
   if (alerts.length === 0) return [];
-  const deliveries = await store.db
-    .selectFrom('deliveries')
-    .select(['alert_id', 'channel', 'status', 'attempts', 'last_error'])
+  const deliveries = await queryBuilder(store)
+    .selectFrom('deliveries as d')
+    .leftJoin('digests as g', 'g.id', 'd.digest_id')
+    // An alert waiting in a digest batch shows `digest` until the batch is sent, then the batch's
+    // outcome: its status, attempts and last error.
+    .select((eb) => [
+      'd.alert_id',
+      'd.channel',
+      eb
+        .case()
+        .when('g.id', 'is', null)
+        .then(eb.ref('d.status'))
+        .when('g.status', '=', 'pending')
+        .then(eb.val('digest'))
+        .else(eb.ref('g.status'))
+        .end()
+        .$notNull()
+        .as('status'),
+      eb.fn.coalesce('g.attempts', 'd.attempts').as('attempts'),
+      eb.case().when('g.id', 'is', null).then(eb.ref('d.last_error')).else(eb.ref('g.last_error')).end().as('last_error'),
+    ])
     .where(
-      'alert_id',
+      'd.alert_id',
       'in',
       alerts.map((a) => a.id),
     )
-    .orderBy('id')
+    .orderBy('d.id')
     .execute();
   return alerts.map((alert) => ({
     ...alert,
@@ -126,17 +154,27 @@ export async function listAlerts(store: Store, limit: number): Promise<AlertList
   }));
 }
 
+/** When each rule last fired. */
+export async function lastFiredByRule(store: Store): Promise<Map<string, string>> {
+  const rows = await queryBuilder(store)
+    .selectFrom('alerts')
+    .select((eb) => ['rule', eb.fn.max('fired_at').as('last')])
+    .groupBy('rule')
+    .execute();
+  return new Map(rows.map((row) => [row.rule, row.last]));
+}
+
 export async function getMeta(store: Store, key: string): Promise<string | undefined> {
-  return (await store.db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst())?.value;
+  return (await queryBuilder(store).selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst())?.value;
 }
 
 /** Sets a fact, or removes it with `undefined`. */
 export async function setMeta(store: Store, key: string, value: string | undefined): Promise<void> {
   if (value === undefined) {
-    await store.db.deleteFrom('meta').where('key', '=', key).execute();
+    await queryBuilder(store).deleteFrom('meta').where('key', '=', key).execute();
     return;
   }
-  await store.db
+  await queryBuilder(store)
     .insertInto('meta')
     .values({ key, value })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value }))

@@ -1,4 +1,4 @@
-// Table types, in one place. Kysely queries and the raw prepared statements of the hot path use them.
+// Table types, in one place: the repository functions of src/store query through them.
 import type { Generated } from 'kysely';
 
 export interface EntitiesTable {
@@ -49,7 +49,7 @@ export interface AlertsTable {
   fired_at: string;
   summary: string;
   changes: string;
-  /** The snapshot of `entity` that fired it: `current` is that snapshot (see ALERT_CURRENT). */
+  /** The snapshot of `entity` that fired it: `current` is that snapshot (see alertsWithCurrent in outbox.ts). */
   seq: number;
 }
 

@@ -14,6 +14,7 @@ import { pollSources } from '../../src/service/cycle.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { BIN, REPO, startSandboxWithRules } from '../helpers/cli.ts';
 import { answer, startWebhookReceiver } from '../helpers/receivers.ts';
+import { openSql } from '../helpers/sql.ts';
 import { alertKeys, mulberry32, sample } from './harness.ts';
 
 const KILLS = 30;
@@ -101,11 +102,13 @@ rules:
     expect((await referencePoll()).failures).toEqual([]);
     const stored = async (): Promise<{ alerts: string[]; undelivered: number; baseline: boolean }> => {
       const store = await openStore(dbPath, { busyTimeoutMs: 2000 });
+      const sql = openSql(dbPath);
       try {
-        const undelivered = store.raw.prepare<[], { n: number }>("SELECT count(*) AS n FROM deliveries WHERE status <> 'delivered'").get()!.n;
-        const baseline = store.raw.prepare("SELECT 1 FROM source_state WHERE source = 'events' AND baseline_at IS NOT NULL").get() !== undefined;
-        return { alerts: alertKeys(store), undelivered, baseline };
+        const undelivered = sql.prepare<[], { n: number }>("SELECT count(*) AS n FROM deliveries WHERE status <> 'delivered'").get()!.n;
+        const baseline = sql.prepare("SELECT 1 FROM source_state WHERE source = 'events' AND baseline_at IS NOT NULL").get() !== undefined;
+        return { alerts: alertKeys(sql), undelivered, baseline };
       } finally {
+        sql.close();
         await store.close();
       }
     };
@@ -129,7 +132,9 @@ rules:
     }
 
     // Uninterrupted to the end: it catches up and delivers everything.
-    const expected = alertKeys(reference);
+    const referenceSql = openSql(path.join(dir, 'reference.db'));
+    const expected = alertKeys(referenceSql);
+    referenceSql.close();
     let state = await stored();
     for (let i = 0; i < 150 && (state.alerts.length < expected.length || state.undelivered > 0); i++) {
       await sleep(200);

@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta, MIGRATIONS_DIR, openStore, setMeta } from '../../src/store/index.ts';
 import { tempDir } from '../helpers/files.ts';
+import { openSql } from '../helpers/sql.ts';
 
 const CHILD = path.resolve(import.meta.dirname, '../helpers/open-child.ts');
 const KILLS = 25;
@@ -90,7 +91,12 @@ async function reopen(db: string): Promise<string | undefined> {
   try {
     const store = await openStore(db);
     try {
-      expect(store.raw.prepare<[], { name: string }>('SELECT name FROM kysely_migration ORDER BY name').all().map((r) => r.name)).toEqual(MIGRATIONS);
+      const sql = openSql(db);
+      try {
+        expect(sql.prepare<[], { name: string }>('SELECT name FROM kysely_migration ORDER BY name').all().map((r) => r.name)).toEqual(MIGRATIONS);
+      } finally {
+        sql.close();
+      }
       await setMeta(store, 'probe', 'written');
       expect(await getMeta(store, 'probe')).toBe('written');
     } finally {

@@ -62,13 +62,13 @@ async function pair(busyTimeoutMs: number): Promise<{ reference: Rig; faulty: Ri
 }
 
 function expectSameState(reference: Rig, faulty: Rig): void {
-  expect(alertKeys(faulty.store)).toEqual(alertKeys(reference.store));
-  expect(deliveryKeys(faulty.store)).toEqual(deliveryKeys(reference.store));
-  expect(entityState(faulty.store)).toEqual(entityState(reference.store));
+  expect(alertKeys(faulty.sql)).toEqual(alertKeys(reference.sql));
+  expect(deliveryKeys(faulty.sql)).toEqual(deliveryKeys(reference.sql));
+  expect(entityState(faulty.sql)).toEqual(entityState(reference.sql));
 }
 
 function counts(rig: Rig): Record<string, number> {
-  const n = (table: string) => rig.store.raw.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+  const n = (table: string) => rig.sql.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
   return { entities: n('entities'), snapshots: n('snapshots'), alerts: n('alerts'), deliveries: n('deliveries'), rule_state: n('rule_state') };
 }
 
@@ -99,7 +99,7 @@ describe('database faults', () => {
       expect((await faulty.poll()).failures).toEqual([]);
       expectSameState(reference, faulty);
     }
-    expect(alertKeys(reference.store).length).toBeGreaterThan(50);
+    expect(alertKeys(reference.sql).length).toBeGreaterThan(50);
   });
 
   it('a cycle whose writes fail (every insert aborted) stores nothing; the next catches up', { timeout: 30_000 }, async () => {
@@ -116,19 +116,19 @@ describe('database faults', () => {
       expect((await reference.poll()).failures).toEqual([]);
       const trigger = failing[round % 2];
       if (round <= 2 && trigger !== undefined) {
-        faulty.store.raw.exec(trigger);
+        faulty.sql.exec(trigger);
         const before = counts(faulty);
         const report = await faulty.poll();
         expect(report.failures.map((f) => f.source)).toContain('events');
         for (const f of report.failures) expect(f.error).toMatch(/injected/);
-        faulty.store.raw.exec('DROP TRIGGER fault');
+        faulty.sql.exec('DROP TRIGGER fault');
         // Nothing of the failed pages was kept: no alert, delivery or rule memory without its
         // snapshot, and every superseded snapshot archived.
         const after = counts(faulty);
         expect(after.alerts).toBe(before.alerts);
         expect(after.deliveries).toBe(before.deliveries);
         if (round === 2) expect(after).toEqual(before);
-        const orphans = faulty.store.raw
+        const orphans = faulty.sql
           .prepare<[], { n: number }>(
             'SELECT count(*) AS n FROM entities e WHERE e.seq > 1 AND NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.source = e.source AND s.entity_key = e.entity_key AND s.seq = e.seq - 1)',
           )
@@ -138,6 +138,6 @@ describe('database faults', () => {
       expect((await faulty.poll()).failures).toEqual([]);
       expectSameState(reference, faulty);
     }
-    expect(alertKeys(reference.store).length).toBeGreaterThan(50);
+    expect(alertKeys(reference.sql).length).toBeGreaterThan(50);
   });
 });

@@ -2,7 +2,7 @@
 // randomness, and the views of a database that two runs are compared by.
 import { createHash } from 'node:crypto';
 import { mulberry32, type Rng } from '../../src/sandbox/random.ts';
-import type { Store } from '../../src/store/index.ts';
+import type { Sql } from '../helpers/sql.ts';
 import { startPipeline, type Pipeline, type PipelineOptions } from '../helpers/pipeline.ts';
 
 export { mulberry32, type Rng };
@@ -23,29 +23,29 @@ export function startRig(options: RigOptions): Promise<Rig> {
 }
 
 /** What two runs must agree on: the alerts (by rule, entity and id) and their deliveries. */
-export function alertKeys(store: Store): string[] {
-  return store.raw
+export function alertKeys(sql: Sql): string[] {
+  return sql
     .prepare<[], { id: string; rule: string; entity: string }>('SELECT id, rule, entity FROM alerts ORDER BY id')
     .all()
     .map((a) => `${a.rule} ${a.entity} ${a.id}`);
 }
 
-export function deliveryKeys(store: Store): string[] {
-  return store.raw
+export function deliveryKeys(sql: Sql): string[] {
+  return sql
     .prepare<[], { alert_id: string; channel: string }>('SELECT alert_id, channel FROM deliveries ORDER BY alert_id, channel')
     .all()
     .map((d) => `${d.alert_id} ${d.channel}`);
 }
 
 /** Every entity's latest snapshot and its sequence number, and how many snapshots are kept. */
-export function entityState(store: Store): { entities: string[]; snapshots: number } {
-  const entities = store.raw
+export function entityState(sql: Sql): { entities: string[]; snapshots: number } {
+  const entities = sql
     .prepare<[], { source: string; entity_key: string; seq: number; data: string }>(
       'SELECT source, entity_key, seq, data FROM entities ORDER BY source, entity_key',
     )
     .all()
     .map((e) => `${e.source} ${e.entity_key} ${e.seq} ${createHash('sha1').update(e.data).digest('hex').slice(0, 12)}`);
-  const { n } = store.raw.prepare<[], { n: number }>('SELECT count(*) AS n FROM snapshots').get()!;
+  const { n } = sql.prepare<[], { n: number }>('SELECT count(*) AS n FROM snapshots').get()!;
   return { entities, snapshots: n };
 }
 

@@ -228,7 +228,7 @@ rules:
       await deliver();
     }
 
-    const alerts = rig.store.raw.prepare<[], { id: string; rule: string; entity: string }>('SELECT id, rule, entity FROM alerts').all();
+    const alerts = rig.sql.prepare<[], { id: string; rule: string; entity: string }>('SELECT id, rule, entity FROM alerts').all();
     const crossings = alerts.filter((a) => a.rule === 'edge-over-10');
     const moves = alerts.filter((a) => a.rule === 'edge-moves-3');
     expect(crossings.length).toBeGreaterThanOrEqual(24);
@@ -251,7 +251,7 @@ rules:
     expect([...mail.accepted.values()].every((n) => n === 1)).toBe(true);
 
     // Statuses: delivered everywhere but the dead sink, which shows its last error.
-    const rows = rig.store.raw
+    const rows = rig.sql
       .prepare<[], { channel: string; status: string; attempts: number; last_error: string | null }>('SELECT channel, status, attempts, last_error FROM deliveries')
       .all();
     const failing = rows.filter((r) => r.channel === 'hook-dead');

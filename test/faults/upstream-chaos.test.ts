@@ -171,9 +171,9 @@ describe('upstream chaos', () => {
       throw new Error('the chaotic run did not catch up in 15 polls');
     };
     const expectEqual = (phase: number) => {
-      expect(alertKeys(chaos.store), `alerts after phase ${phase}`).toEqual(alertKeys(reference.store));
-      expect(deliveryKeys(chaos.store), `deliveries after phase ${phase}`).toEqual(deliveryKeys(reference.store));
-      expect(entityState(chaos.store), `entities after phase ${phase}`).toEqual(entityState(reference.store));
+      expect(alertKeys(chaos.sql), `alerts after phase ${phase}`).toEqual(alertKeys(reference.sql));
+      expect(deliveryKeys(chaos.sql), `deliveries after phase ${phase}`).toEqual(deliveryKeys(reference.sql));
+      expect(entityState(chaos.sql), `entities after phase ${phase}`).toEqual(entityState(reference.sql));
     };
 
     // Baseline, then phases. `advance` phases move the clock (the world moves at random, the same
@@ -203,7 +203,7 @@ describe('upstream chaos', () => {
       touched = new Set();
     }
 
-    const stored = alertKeys(reference.store);
+    const stored = alertKeys(reference.sql);
     const rules = new Set(stored.map((k) => k.split(' ')[0]));
     expect(stored.length).toBeGreaterThan(40);
     expect(rules.size).toBeGreaterThanOrEqual(6);

@@ -3,8 +3,8 @@
 import { closeDueBatches, deliverDue, type DeliverReport, type RetryPolicy } from '../../src/notify/index.ts';
 import { loadTemplates, type TemplateSet } from '../../src/render/index.ts';
 import { createChannelSender, GROUPING_KINDS } from '../../src/service/senders.ts';
-import type { Store } from '../../src/store/index.ts';
 import { TEMPLATES_DIR, type Pipeline } from './pipeline.ts';
+import type { Sql } from './sql.ts';
 
 export const SMALL_RETRY: RetryPolicy = { attempts: 5, baseMs: 1_000, maxMs: 60_000 };
 
@@ -36,7 +36,7 @@ export async function deliverStep(pipeline: Pipeline, transports: Transports, st
   const now = (): Date => at;
   const { ruleSet } = pipeline;
   if (step.digests !== undefined) {
-    closeDueBatches(pipeline.store, new Map(ruleSet.rules.map((r) => [r.name, r])), at, { flush: step.digests === 'flush' });
+    await closeDueBatches(pipeline.store, new Map(ruleSet.rules.map((r) => [r.name, r])), at, { flush: step.digests === 'flush' });
   }
   const send = createChannelSender({
     config: {
@@ -74,8 +74,8 @@ export interface DeliveryRow {
   digest_id: string | null;
 }
 
-export function deliveryRows(store: Store): DeliveryRow[] {
-  return store.raw
+export function deliveryRows(sql: Sql): DeliveryRow[] {
+  return sql
     .prepare<[], DeliveryRow>(
       `SELECT d.alert_id, a.rule, a.entity, d.channel, d.status, d.attempts, d.last_error, d.next_attempt_at, d.digest_id
        FROM deliveries d JOIN alerts a ON a.id = d.alert_id ORDER BY d.id`,

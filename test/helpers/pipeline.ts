@@ -7,8 +7,9 @@ import type { Alert } from '../../src/core/types.ts';
 import { loadRules, type RuleSet } from '../../src/rules/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
 import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
-import { ALERT_CURRENT, openStore, type Store } from '../../src/store/index.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { tempDir, writeRules } from './files.ts';
+import { openSql, type Sql } from './sql.ts';
 
 export const TEMPLATES_DIR = path.resolve(import.meta.dirname, '../../templates');
 
@@ -18,6 +19,8 @@ export interface Pipeline {
   sandbox: Sandbox;
   api: ApiClient;
   store: Store;
+  /** The test's own connection to the database file, to read what the store wrote. */
+  sql: Sql;
   ruleSet: RuleSet;
   /** One poll of every source; returns what it reported. */
   poll(options?: { dryRun?: boolean }): Promise<PollSourcesReport>;
@@ -27,6 +30,12 @@ export interface Pipeline {
   restart(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The alerts `a` with their snapshot as `current`: the entity's latest, or the superseded one it fired on. */
+const ALERT_CURRENT = `COALESCE(e.data, s.data) AS current FROM alerts a
+  LEFT JOIN entities e ON e.source = a.source AND e.entity_key = a.entity AND e.seq = a.seq
+  LEFT JOIN snapshots s ON s.source = a.source AND s.entity_key = a.entity AND s.seq = a.seq
+  ORDER BY a.rowid`;
 
 export interface PipelineOptions {
   rules: string;
@@ -52,12 +61,14 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'test-key', retries: 0, timeoutMs: 5000, backoffBaseMs: 10, ...options.client });
   let store = await openStore(dbPath, { busyTimeoutMs: options.busyTimeoutMs });
+  const sql = openSql(dbPath);
 
   const pipeline: Pipeline = {
     dir,
     dbPath,
     sandbox,
     api,
+    sql,
     get store() {
       return store;
     },
@@ -65,8 +76,8 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     poll: (pollOptions = {}) =>
       pollSources({ store, api, rules: ruleSet.rules, now: () => sandbox.now(), dryRun: pollOptions.dryRun, reportsBudget: options.reportsBudget ?? 100 }),
     storedAlerts: () =>
-      store.raw
-        .prepare<[], Record<string, string>>(`SELECT a.*, ${ALERT_CURRENT.column} FROM alerts a ${ALERT_CURRENT.joins} ORDER BY a.rowid`)
+      sql
+        .prepare<[], Record<string, string>>(`SELECT a.*, ${ALERT_CURRENT}`)
         .all()
         .map((row) => ({ ...row, changes: JSON.parse(row.changes!), current: JSON.parse(row.current!) }) as unknown as Alert),
     restart: async () => {
@@ -74,6 +85,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
       store = await openStore(dbPath, { busyTimeoutMs: options.busyTimeoutMs });
     },
     close: async () => {
+      sql.close();
       await store.close();
       await api.close();
       await sandbox.close();

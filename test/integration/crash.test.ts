@@ -7,6 +7,7 @@ import type { Sandbox } from '../../src/sandbox/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { alertKeys, deliveryKeys } from '../faults/harness.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { openSql } from '../helpers/sql.ts';
 
 const CHILD = path.resolve(import.meta.dirname, '../helpers/poll-child.ts');
 const RULES = `
@@ -63,9 +64,11 @@ function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; 
 
 async function storedAlerts(db: string): Promise<{ alerts: string[]; deliveries: string[] }> {
   const store = await openStore(db);
+  const sql = openSql(db);
   try {
-    return { alerts: alertKeys(store), deliveries: deliveryKeys(store) };
+    return { alerts: alertKeys(sql), deliveries: deliveryKeys(sql) };
   } finally {
+    sql.close();
     await store.close();
   }
 }

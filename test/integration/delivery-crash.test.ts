@@ -9,6 +9,7 @@ import { deliveryRows, type DeliveryRow } from '../helpers/delivery.ts';
 import { TEMPLATES_DIR } from '../helpers/pipeline.ts';
 import { answer, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { openSql } from '../helpers/sql.ts';
 
 const KEY = 'crash-test-key';
 const SECRET = `whsec_${Buffer.from('crash-test-secret-0123456789abcd').toString('base64')}`;
@@ -30,9 +31,11 @@ afterEach(async () => {
 
 async function rowsOf(db: string): Promise<DeliveryRow[]> {
   const store = await openStore(db);
+  const sql = openSql(db);
   try {
-    return deliveryRows(store);
+    return deliveryRows(sql);
   } finally {
+    sql.close();
     await store.close();
   }
 }

@@ -43,13 +43,13 @@ describe('delivery lanes', () => {
     const pass = deliverStep(p, { smtpUrl: stalled.url });
     await waitFor('all 10 webhooks', () => r.requests.length === 10, 10_000);
     expect(stalled.connections()).toBeGreaterThan(0);
-    const webhookRows = () => deliveryRows(p.store).filter((row) => row.channel === 'hook');
+    const webhookRows = () => deliveryRows(p.sql).filter((row) => row.channel === 'hook');
     await waitFor('the webhook deliveries recorded', () => webhookRows().every((row) => row.status === 'delivered'), 5_000);
 
     // The server goes away: the stalled emails fail and stay pending for a retry.
     await stalled.close();
     smtp = undefined;
     expect(await pass).toEqual({ delivered: 10, retrying: 10, dead: 0 });
-    expect(deliveryRows(p.store).filter((row) => row.channel === 'me').map((row) => row.status)).toEqual(Array(10).fill('pending'));
+    expect(deliveryRows(p.sql).filter((row) => row.channel === 'me').map((row) => row.status)).toEqual(Array(10).fill('pending'));
   });
 });

@@ -50,14 +50,14 @@ describe('slack delivery through the pipeline', () => {
     };
     const t0 = new Date();
     expect(await deliverStep(p, transports, { now: t0 })).toEqual({ delivered: 0, retrying: 1, dead: 0 });
-    const limited = deliveryRows(p.store)[0]!;
+    const limited = deliveryRows(p.sql)[0]!;
     expect(limited).toMatchObject({ channel: 'trading', status: 'pending', attempts: 1, last_error: 'slack: rate limited, retry after 3 s' });
     // Retry-After (3 s) is longer than the backoff (0.5 s): the next attempt waits for it.
     expect(Date.parse(limited.next_attempt_at!)).toBe(t0.getTime() + 3_000);
     expect(await deliverStep(p, transports, { now: later(t0, 2_000) })).toEqual({ delivered: 0, retrying: 0, dead: 0 });
     expect(api.calls).toHaveLength(1);
     expect(await deliverStep(p, transports, { now: later(t0, 3_000) })).toEqual({ delivered: 1, retrying: 0, dead: 0 });
-    expect(deliveryRows(p.store)[0]).toMatchObject({ status: 'delivered', attempts: 2, last_error: null });
+    expect(deliveryRows(p.sql)[0]).toMatchObject({ status: 'delivered', attempts: 2, last_error: null });
 
     expect(api.calls).toHaveLength(2);
     const [first, second] = api.calls as [(typeof api.calls)[0], (typeof api.calls)[0]];
@@ -90,7 +90,7 @@ describe('slack delivery through the pipeline', () => {
     await p.poll();
     const transports = { slackToken: TOKEN, slackApiUrl: api.apiUrl };
     expect(await deliverStep(p, transports)).toEqual({ delivered: 0, retrying: 0, dead: 1 });
-    expect(deliveryRows(p.store)).toMatchObject([{ status: 'dead', attempts: 1, last_error: 'slack: channel_not_found' }]);
+    expect(deliveryRows(p.sql)).toMatchObject([{ status: 'dead', attempts: 1, last_error: 'slack: channel_not_found' }]);
     await deliverStep(p, transports, { now: later(new Date(), 3_600_000) });
     expect(api.calls).toHaveLength(1);
   });

@@ -59,7 +59,7 @@ describe('alert storms', () => {
     }
     expect(api.calls[0]!.text).toMatch(/^200 edgewatch alerts\n/);
     expect(api.calls[0]!.text).toContain('... and 180 more');
-    const rows = deliveryRows(p.store);
+    const rows = deliveryRows(p.sql);
     expect(rows).toHaveLength(200);
     expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1)).toBe(true);
 
@@ -68,7 +68,7 @@ describe('alert storms', () => {
     await p.poll();
     await deliverStep(p, { slackToken: 'xoxb-storm', slackApiUrl: api.apiUrl });
     expect(api.calls.length).toBeLessThanOrEqual(6);
-    expect(deliveryRows(p.store).every((r) => r.status === 'delivered')).toBe(true);
+    expect(deliveryRows(p.sql).every((r) => r.status === 'delivered')).toBe(true);
   });
 
   it('1,000 alerts to a webhook are all delivered, once each', { timeout: 60_000 }, async () => {

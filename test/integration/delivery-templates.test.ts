@@ -57,7 +57,7 @@ describe('a template that fails on a real alert', () => {
     expect(await deliverStep(p, {}, { now: at, templates, out: (line) => printed.push(line) })).toEqual({ delivered: 1, retrying: 0, dead: 1 });
     expect(printed).toEqual([]);
     expect(r.requests).toHaveLength(1);
-    const rows = deliveryRows(p.store).map(({ channel, status, attempts, last_error }) => ({ channel, status, attempts, last_error }));
+    const rows = deliveryRows(p.sql).map(({ channel, status, attempts, last_error }) => ({ channel, status, attempts, last_error }));
     expect(rows).toEqual([
       { channel: 'screen', status: 'dead', attempts: 1, last_error: expect.stringMatching(/^template .*burn\.text\.liquid:2:\d+: template render limit exceeded$/) },
       { channel: 'hook', status: 'delivered', attempts: 1, last_error: null },

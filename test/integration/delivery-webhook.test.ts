@@ -81,7 +81,7 @@ describe('webhook delivery through the pipeline', () => {
 
     const body = JSON.parse(request.body) as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(CONTRACT_FIELDS);
-    const stored = p.store.raw.prepare<[string], { data: string }>("SELECT data FROM entities WHERE source = 'events' AND entity_key = ?").get(ticker)!;
+    const stored = p.sql.prepare<[string], { data: string }>("SELECT data FROM entities WHERE source = 'events' AND entity_key = ?").get(ticker)!;
     expect(body).toMatchObject({
       version: 1,
       type: 'alert',
@@ -102,7 +102,7 @@ describe('webhook delivery through the pipeline', () => {
     expect(body.current).toEqual(JSON.parse(stored.data));
     expect(body.current).toMatchObject({ event_ticker: ticker, edge_pp: -12.5, abs_edge_pp: 12.5 });
 
-    expect(deliveryRows(p.store)).toMatchObject([{ alert_id: id, channel: 'hook', status: 'delivered', attempts: 1, last_error: null }]);
+    expect(deliveryRows(p.sql)).toMatchObject([{ alert_id: id, channel: 'hook', status: 'delivered', attempts: 1, last_error: null }]);
     // Delivered means done: a later pass sends nothing.
     await deliverStep(p, {}, { now: later(at, 3_600_000) });
     expect(r.requests).toHaveLength(1);
@@ -117,12 +117,12 @@ describe('webhook delivery through the pipeline', () => {
     r.reply = inTurn(answer(500), answer(503, { 'Retry-After': '2' }), answer(200));
     const first = await cross(p, retried);
     expect(await deliverStep(p, {}, { now: t0 })).toEqual({ delivered: 0, retrying: 1, dead: 0 });
-    expect(deliveryRows(p.store)[0]).toMatchObject({ status: 'pending', attempts: 1, last_error: 'webhook: HTTP 500' });
+    expect(deliveryRows(p.sql)[0]).toMatchObject({ status: 'pending', attempts: 1, last_error: 'webhook: HTTP 500' });
     // Backoff: not due again 100 ms later.
     expect(await deliverStep(p, {}, { now: later(t0, 100) })).toEqual({ delivered: 0, retrying: 0, dead: 0 });
     expect(r.requests).toHaveLength(1);
     expect(await deliverStep(p, {}, { now: later(t0, 5_000) })).toEqual({ delivered: 0, retrying: 1, dead: 0 });
-    const afterSecond = deliveryRows(p.store)[0]!;
+    const afterSecond = deliveryRows(p.sql)[0]!;
     expect(afterSecond).toMatchObject({ status: 'pending', attempts: 2, last_error: 'webhook: HTTP 503' });
     // The receiver's Retry-After (2 s) is longer than the backoff (1 s): it wins.
     expect(Date.parse(afterSecond.next_attempt_at!)).toBe(t0.getTime() + 5_000 + 2_000);
@@ -136,7 +136,7 @@ describe('webhook delivery through the pipeline', () => {
     expect(r.requests.map((q) => Number(q.headers['webhook-timestamp']))).toEqual([seconds, seconds + 5, seconds + 10]);
     expect(new Set(r.requests.map((q) => q.headers['webhook-signature'])).size).toBe(3);
     for (const request of r.requests) expect(verify(request)).toMatchObject({ id: first });
-    expect(deliveryRows(p.store)[0]).toMatchObject({ status: 'delivered', attempts: 3, last_error: null });
+    expect(deliveryRows(p.sql)[0]).toMatchObject({ status: 'delivered', attempts: 3, last_error: null });
 
     // 400: dead at once, never tried again.
     r.reply = answer(400);
@@ -151,7 +151,7 @@ describe('webhook delivery through the pipeline', () => {
     const started = Date.now();
     expect(await deliverStep(p, {}, { now: later(t0, 30_000), webhookTimeoutMs: 300 })).toEqual({ delivered: 0, retrying: 1, dead: 0 });
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(deliveryRows(p.store)[2]).toMatchObject({ alert_id: third, status: 'pending', attempts: 1, last_error: 'webhook: timeout after 300 ms' });
+    expect(deliveryRows(p.sql)[2]).toMatchObject({ alert_id: third, status: 'pending', attempts: 1, last_error: 'webhook: timeout after 300 ms' });
 
     // What a user sees, through the real command line.
     const cli = await runCli(['alerts', '--json'], { EDGEWATCH_DB: p.dbPath });
@@ -189,7 +189,7 @@ describe('webhook delivery through the pipeline', () => {
     const slowRequests = r.requests.filter((q) => q.headers['webhook-id'] === third);
     expect(slowRequests).toHaveLength(2);
     expect(slowRequests[0]!.body).toBe(slowRequests[1]!.body);
-    expect(deliveryRows(p.store)[2]).toMatchObject({ status: 'delivered', attempts: 2, last_error: null });
+    expect(deliveryRows(p.sql)[2]).toMatchObject({ status: 'delivered', attempts: 2, last_error: null });
   });
 });
 

@@ -12,7 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { BUILT_IN_SANDBOX_SPEED } from '../../src/service/app.ts';
 import { pollSources } from '../../src/service/cycle.ts';
 import { SANDBOX_POLL_INTERVALS } from '../../src/service/daemon.ts';
-import { startGeneration } from '../../src/sources/index.ts';
+import { startGeneration } from '../../src/service/generate.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { REPO } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/files.ts';

@@ -1,6 +1,6 @@
 // The core pipeline against the sandbox over HTTP, each test with a fresh database.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGeneration } from '../../src/sources/index.ts';
+import { startGeneration } from '../../src/service/generate.ts';
 import { insertRun, listRuns } from '../../src/store/index.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 
@@ -62,7 +62,7 @@ describe('pipeline', () => {
     const report = await p.poll();
     expect(report.failures).toEqual([]);
     expect(report.alerts).toEqual([]);
-    const count = p.store.raw.prepare("SELECT count(*) AS n FROM entities WHERE source = 'events'").get() as { n: number };
+    const count = p.sql.prepare("SELECT count(*) AS n FROM entities WHERE source = 'events'").get() as { n: number };
     expect(count.n).toBe(p.sandbox.world.eventTickers().length);
     expect(p.storedAlerts()).toEqual([]);
   });
@@ -161,7 +161,7 @@ describe('pipeline', () => {
     p.sandbox.inject({ path: detailPath, status: 404, count: 100 });
     const first = await p.poll();
     expect(first.failures).toEqual([]);
-    const checked = () => p.store.raw.prepare<[], { event_ticker: string }>('SELECT event_ticker FROM report_checks WHERE found IS NOT NULL').all().map((r) => r.event_ticker);
+    const checked = () => p.sql.prepare<[], { event_ticker: string }>('SELECT event_ticker FROM report_checks WHERE found IS NOT NULL').all().map((r) => r.event_ticker);
     expect(checked()).toEqual(others.slice(0, 2));
     expect(p.sandbox.requests.filter((r) => r.path === detailPath)).toHaveLength(1);
 
@@ -231,17 +231,17 @@ describe('pipeline', () => {
   it('leaves a source state untouched on a 503', async () => {
     const p = (pipeline = await startPipeline({ rules: RULES }));
     await p.poll();
-    const before = p.store.raw.prepare("SELECT baseline_at, watermark, last_success_at FROM source_state WHERE source = 'kpis'").get();
-    const entitiesBefore = p.store.raw.prepare("SELECT entity_key, seq, data FROM entities WHERE source = 'kpis' ORDER BY entity_key").all();
+    const before = p.sql.prepare("SELECT baseline_at, watermark, last_success_at FROM source_state WHERE source = 'kpis'").get();
+    const entitiesBefore = p.sql.prepare("SELECT entity_key, seq, data FROM entities WHERE source = 'kpis' ORDER BY entity_key").all();
     p.sandbox.advance(5);
     const [id] = p.sandbox.world.kpiIds();
     p.sandbox.world.updateKpi(id!, { near_settled: true });
     p.sandbox.inject({ path: '/v1/predictions/kpi-events', status: 503, count: 5 });
     const report = await p.poll();
     expect(report.failures.map((f) => f.source)).toEqual(['kpis']);
-    expect(p.store.raw.prepare("SELECT baseline_at, watermark, last_success_at FROM source_state WHERE source = 'kpis'").get()).toEqual(before);
-    expect(p.store.raw.prepare("SELECT entity_key, seq, data FROM entities WHERE source = 'kpis' ORDER BY entity_key").all()).toEqual(entitiesBefore);
-    const state = p.store.raw.prepare("SELECT last_error FROM source_state WHERE source = 'kpis'").get() as { last_error: string };
+    expect(p.sql.prepare("SELECT baseline_at, watermark, last_success_at FROM source_state WHERE source = 'kpis'").get()).toEqual(before);
+    expect(p.sql.prepare("SELECT entity_key, seq, data FROM entities WHERE source = 'kpis' ORDER BY entity_key").all()).toEqual(entitiesBefore);
+    const state = p.sql.prepare("SELECT last_error FROM source_state WHERE source = 'kpis'").get() as { last_error: string };
     expect(state.last_error).toMatch(/503/);
   });
 
@@ -252,7 +252,7 @@ describe('pipeline', () => {
     p.sandbox.world.updateEvent(ticker!, { edge_pp: 0 });
     await p.poll();
     p.sandbox.world.updateEvent(ticker!, { edge_pp: 40 });
-    const dump = () => p.store.raw.prepare('SELECT * FROM entities ORDER BY source, entity_key').all();
+    const dump = () => p.sql.prepare('SELECT * FROM entities ORDER BY source, entity_key').all();
     const before = dump();
     const dry = await p.poll({ dryRun: true });
     expect(dry.alerts.map((a) => a.rule)).toContain('edge-over-10');

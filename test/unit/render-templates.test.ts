@@ -8,6 +8,7 @@ import {
   compileTemplates,
   describeRenderError,
   loadTemplates,
+  readTemplates,
   renderAlert,
   renderDigest,
   renderEmail,
@@ -335,6 +336,19 @@ describe('a templates folder of ones own', () => {
       expect(renderAlert(mine, alert, 'text', 'edge')).toBe(`EDGE ${alert.entity}`);
       expect(renderAlert(mine, alert, 'text')).toBe(renderAlert(set, alert, 'text'));
       expect(mine.names().has('edge')).toBe(true);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it('returns the problems of a folder of ones own as values, positioned in its files', async () => {
+    const own = tempDir('edgewatch-templates-');
+    try {
+      writeFileSync(join(own, 'edge.text.liquid'), 'fine\n  {{ alert.id | no_such_filter }}');
+      expect(await readTemplates(own)).toEqual({
+        ok: false,
+        problems: [{ file: join(own, 'edge.text.liquid'), line: 2, column: 3, message: 'undefined filter: no_such_filter' }],
+      });
     } finally {
       rmSync(own, { recursive: true, force: true });
     }

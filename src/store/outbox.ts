@@ -1,0 +1,236 @@
+// The outbox: alert deliveries and closed digest batches, two tables with one lifecycle (pending,
+// then delivered or dead), read, claimed and settled by one path. A send is claimed by counting
+// its attempt before it goes, so two processes never send it both, and a crash in between leaves
+// it pending for the next.
+import { sql, type Kysely } from 'kysely';
+import type { Alert } from '../core/types.ts';
+import { compiledOnce, inWriteTransaction } from './batch.ts';
+import { queryBuilder, type Store } from './connection.ts';
+import type { AlertsTable, Database } from './schema.ts';
+
+interface SendState {
+  channel: string;
+  attempts: number;
+  /** The pid of the process sending it now; null when no send is in flight. */
+  claimedBy: number | null;
+  nextAttemptAt: string;
+}
+
+/** What the outbox may send: one alert's delivery to a channel, or a closed digest batch. */
+export type Send = SendState & ({ kind: 'delivery'; id: number; alert: Alert } | { kind: 'digest'; id: string; rule: string; createdAt: string });
+
+/** How a send ended: `pending` again (a retry at `nextAttemptAt`), delivered or dead. */
+export interface Settlement {
+  send: Send;
+  status: 'pending' | 'delivered' | 'dead';
+  nextAttemptAt: string | null;
+  error: string | null;
+  deliveredAt: string | null;
+  durationMs: number;
+}
+
+
+/** An alert as stored, with its snapshot's text as `current` (see withCurrent). */
+type AlertRow = Omit<AlertsTable, 'seq'> & { current: string | null };
+
+function rowToAlert(row: AlertRow): Alert {
+  return {
+    id: row.id,
+    rule: row.rule,
+    severity: row.severity as Alert['severity'],
+    source: row.source as Alert['source'],
+    entity: row.entity,
+    trigger: row.trigger as Alert['trigger'],
+    fired_at: row.fired_at,
+    summary: row.summary,
+    changes: JSON.parse(row.changes) as Alert['changes'],
+    current: JSON.parse(row.current ?? '{}') as Alert['current'],
+  };
+}
+
+/**
+ * Alerts `a` with their `current` snapshot: the entity's latest while the alert's snapshot is
+ * still the latest, else the superseded one kept in `snapshots`.
+ */
+function alertsWithCurrent(db: Kysely<Database>) {
+  return db
+    .selectFrom('alerts as a')
+    .leftJoin('entities as cur_e', (join) => join.onRef('cur_e.source', '=', 'a.source').onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'))
+    .leftJoin('snapshots as cur_s', (join) => join.onRef('cur_s.source', '=', 'a.source').onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'))
+    .select(['a.id', 'a.rule', 'a.severity', 'a.source', 'a.entity', 'a.trigger', 'a.fired_at', 'a.summary', 'a.changes'])
+    .select((eb) => eb.fn.coalesce('cur_e.data', 'cur_s.data').as('current'));
+}
+
+/**
+ * The sends whose time has come or that some process holds (the caller judges whether that
+ * process still lives): deliveries first, then digests, each oldest due first.
+ */
+export async function dueSends(store: Store, now: Date): Promise<Send[]> {
+  const db = queryBuilder(store);
+  const nowIso = now.toISOString();
+  const deliveries = await alertsWithCurrent(db)
+    .innerJoin('deliveries as d', 'd.alert_id', 'a.id')
+    .select(['d.id as delivery_id', 'd.channel', 'd.attempts', 'd.claimed_by', 'd.next_attempt_at'])
+    .where('d.status', '=', 'pending')
+    .where((eb) => eb.or([eb('d.next_attempt_at', '<=', nowIso), eb('d.claimed_by', 'is not', null)]))
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .execute();
+  const digests = await db
+    .selectFrom('digests')
+    .select(['id', 'rule', 'channel', 'attempts', 'claimed_by', 'next_attempt_at', 'created_at'])
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('next_attempt_at', '<=', nowIso), eb('claimed_by', 'is not', null)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .execute();
+  return [
+    ...deliveries.map((row): Send => ({
+      kind: 'delivery',
+      id: row.delivery_id,
+      channel: row.channel,
+      attempts: row.attempts,
+      claimedBy: row.claimed_by,
+      nextAttemptAt: row.next_attempt_at ?? nowIso,
+      alert: rowToAlert(row),
+    })),
+    ...digests.map((row): Send => ({
+      kind: 'digest',
+      id: row.id,
+      channel: row.channel,
+      attempts: row.attempts,
+      claimedBy: row.claimed_by,
+      nextAttemptAt: row.next_attempt_at ?? nowIso,
+      rule: row.rule,
+      createdAt: row.created_at,
+    })),
+  ];
+}
+
+/** One send claimed: its attempt counted, held by `owner` until `leaseUntil`; no row when another process moved it. */
+function claimStatement(table: 'deliveries' | 'digests') {
+  return compiledOnce<[id: number | string, attempts: number, at: string, leaseUntil: string, owner: number], { id: number | string }>((db, arg) =>
+    db
+      .updateTable(table)
+      .set((eb) => ({ attempts: eb('attempts', '+', sql.lit(1)), last_attempt_at: arg<string>(2), next_attempt_at: arg<string>(3), claimed_by: arg<number>(4) }))
+      .where('id', '=', arg<never>(0))
+      .where('attempts', '=', arg<number>(1))
+      .where('status', '=', sql.lit('pending'))
+      .returning('id'),
+  );
+}
+
+/** One send settled: its outcome recorded and its claim released. */
+function settleStatement(table: 'deliveries' | 'digests') {
+  return compiledOnce<[id: number | string, status: string, nextAttemptAt: string | null, error: string | null, deliveredAt: string | null, durationMs: number], never>((db, arg) =>
+    db
+      .updateTable(table)
+      .set({ status: arg<string>(1), next_attempt_at: arg<string | null>(2), last_error: arg<string | null>(3), delivered_at: arg<string | null>(4), duration_ms: arg<number>(5), claimed_by: sql.lit(null) })
+      .where('id', '=', arg<never>(0)),
+  );
+}
+
+const STATEMENTS = {
+  delivery: { claim: claimStatement('deliveries'), settle: settleStatement('deliveries') },
+  digest: { claim: claimStatement('digests'), settle: settleStatement('digests') },
+};
+
+/**
+ * Claims sends for `owner` (a pid) and counts their attempt, several in one transaction. A send
+ * another process claimed since it was read (its attempt count moved) is left to it. The claim
+ * holds off other processes until `leaseUntil` while its owner lives. Returns the sends claimed,
+ * each with the attempts it had before this one.
+ */
+export async function claimSends(store: Store, sends: readonly Send[], now: Date, owner: number, leaseUntil: Date): Promise<Send[]> {
+  const claim = async (db: Kysely<Database>, send: Send): Promise<boolean> =>
+    (await STATEMENTS[send.kind].claim(db, send.id, send.attempts, now.toISOString(), leaseUntil.toISOString(), owner)).rows.length === 1;
+  const [only] = sends;
+  if (sends.length === 1 && only) return (await claim(queryBuilder(store), only)) ? [only] : [];
+  return inWriteTransaction(queryBuilder(store), async (trx) => {
+    const claimed: Send[] = [];
+    for (const send of sends) if (await claim(trx, send)) claimed.push(send);
+    return claimed;
+  });
+}
+
+/** Records how claimed sends ended, and releases their claims (several in one transaction). */
+export async function settleSends(store: Store, settlements: readonly Settlement[]): Promise<void> {
+  const settle = async (db: Kysely<Database>, { send, status, nextAttemptAt, error, deliveredAt, durationMs }: Settlement): Promise<void> => {
+    await STATEMENTS[send.kind].settle(db, send.id, status, nextAttemptAt, error, deliveredAt, durationMs);
+  };
+  const [only] = settlements;
+  if (settlements.length === 1 && only) return settle(queryBuilder(store), only);
+  await inWriteTransaction(queryBuilder(store), async (trx) => {
+    for (const settlement of settlements) await settle(trx, settlement);
+  });
+}
+
+/** The alerts of a digest batch, oldest first. */
+export async function digestAlerts(store: Store, digestId: string): Promise<Alert[]> {
+  const rows = await alertsWithCurrent(queryBuilder(store))
+    .innerJoin('deliveries as d', 'd.alert_id', 'a.id')
+    .where('d.digest_id', '=', digestId)
+    .orderBy('a.fired_at')
+    .orderBy('a.id')
+    .execute();
+  return rows.map(rowToAlert);
+}
+
+/** Deliveries and digests waiting to be sent (new or to be retried). */
+export async function outboxDepth(store: Store): Promise<number> {
+  const db = queryBuilder(store);
+  const count = async (table: 'deliveries' | 'digests'): Promise<number> =>
+    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n);
+  return (await count('deliveries')) + (await count('digests'));
+}
+
+/** An open batch: alerts of one rule waiting, for one channel, for their digest's time. */
+export interface OpenBatch {
+  rule: string;
+  channel: string;
+  /** When its first alert came. */
+  openedAt: string;
+  /** Its first delivery, from which the digest's id is derived. */
+  firstId: number;
+  size: number;
+}
+
+/** The open digest batches, oldest first. */
+export async function openDigestBatches(store: Store): Promise<OpenBatch[]> {
+  const rows = await queryBuilder(store)
+    .selectFrom('deliveries as d')
+    .innerJoin('alerts as a', 'a.id', 'd.alert_id')
+    .select((eb) => [
+      'a.rule',
+      'd.channel',
+      eb.fn.min('d.created_at').as('opened_at'),
+      eb.fn.min('d.id').as('first_id'),
+      eb.fn.countAll<number>().as('size'),
+    ])
+    .where('d.status', '=', 'digest')
+    .where('d.digest_id', 'is', null)
+    .groupBy(['a.rule', 'd.channel'])
+    .orderBy('opened_at')
+    .execute();
+  return rows.map((row) => ({ rule: row.rule, channel: row.channel, openedAt: row.opened_at, firstId: Number(row.first_id), size: Number(row.size) }));
+}
+
+/** Closes a batch: stored as a digest `id`, pending from `now`, holding the batch's alerts. Idempotent. */
+export async function closeDigestBatch(store: Store, batch: Pick<OpenBatch, 'rule' | 'channel' | 'openedAt'>, id: string, now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  await inWriteTransaction(queryBuilder(store), async (trx) => {
+    await trx
+      .insertInto('digests')
+      .values({ id, rule: batch.rule, channel: batch.channel, status: 'pending', opened_at: batch.openedAt, created_at: nowIso, next_attempt_at: nowIso })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    await trx
+      .updateTable('deliveries')
+      .set({ digest_id: id })
+      .where('status', '=', 'digest')
+      .where('digest_id', 'is', null)
+      .where('channel', '=', batch.channel)
+      .where('alert_id', 'in', (eb) => eb.selectFrom('alerts').select('alerts.id').where('alerts.rule', '=', batch.rule))
+      .execute();
+  });
+}
