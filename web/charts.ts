@@ -42,6 +42,12 @@ function plotted(value: number | string | boolean | null): number | null {
   return null;
 }
 
+/** A little room on both sides, so that a mark on the first or last snapshot shows whole. */
+function padded(_chart: uPlot, min: number, max: number): uPlot.Range.MinMax {
+  const pad = max > min ? (max - min) * 0.03 : 60;
+  return [min - pad, max + pad];
+}
+
 /** Whether a history has values to draw (numbers or booleans). */
 export function isPlottable(history: HistoryJson): boolean {
   return history.points.some((point) => plotted(point.value) !== null);
@@ -81,11 +87,18 @@ export function historyChart(history: HistoryJson, threshold: ThresholdJson | nu
     { label: 'fired', stroke: COLORS.firing, fill: COLORS.firing, paths: () => null, points: { show: true, size: 11, width: 2, stroke: '#fff', fill: COLORS.firing } },
     ...lines.map((line): uPlot.Series => ({ label: line.label, stroke: line.color, width: 1.5, dash: [6, 4], points: { show: false } })),
   ];
-  const chart = new uPlot({ width, height: 300, series, scales: { x: { time: true } }, cursor: { points: { size: 8 } } }, data, container);
-  chart.over.addEventListener('click', () => {
-    const i = chart.cursor.idx;
-    const id = i === null || i === undefined ? undefined : firingAt.get(i);
-    if (id !== undefined) onFiring(id);
+  const chart = new uPlot({ width, height: 300, series, scales: { x: { time: true, range: padded } }, cursor: { points: { size: 8 } } }, data, container);
+  // A click on (or near) a mark opens its alert.
+  chart.over.addEventListener('click', (event) => {
+    // Relative to the plotting area (the event's target may be a hover point inside it).
+    const area = chart.over.getBoundingClientRect();
+    const left = event.clientX - area.left;
+    const i = chart.posToIdx(left);
+    const id = firingAt.get(i);
+    const value = marks[i];
+    if (id === undefined || value === null || value === undefined) return;
+    const near = Math.hypot(chart.valToPos(x[i]!, 'x') - left, chart.valToPos(value, 'y') - (event.clientY - area.top)) <= 12;
+    if (near) onFiring(id);
   });
   container.chart = chart;
   return container;

@@ -1,6 +1,6 @@
 // The main page: sources, rules, active silences and recent alerts (filtered by rule, severity and
-// delivery status, a page at a time). Filters and page live in the address (?rule=&severity=...),
-// so that a refresh, a reload or a shared link keeps them.
+// delivery status, a page at a time). Filters and page live in the address (?rule=&severity=
+// &status=&before=&limit=), so that a refresh, a reload or a shared link keeps them.
 import type { AlertJson, AlertsJson, RuleJson, RulesJson, SilencesJson, SourcesJson } from '../src/service/api-types.ts';
 import { firingsChart, type ChartElement } from './charts.ts';
 import { entityPath, getJson, h, table } from './dom.ts';
@@ -37,6 +37,8 @@ export function mainPage(main: HTMLElement, overall: HTMLElement, refreshNow: ()
   const params = new URLSearchParams(location.search);
   const filters: Record<FilterName, string> = { rule: params.get('rule') ?? '', severity: params.get('severity') ?? '', status: params.get('status') ?? '' };
   let before = params.get('before') ?? '';
+  /** Alerts per page (the API's default unless the address says). */
+  const limit = params.get('limit') ?? '';
   /** The cursors of the newer pages, to go back. */
   const newer: string[] = [];
   let charts: ChartElement[] = [];
@@ -74,6 +76,7 @@ export function mainPage(main: HTMLElement, overall: HTMLElement, refreshNow: ()
     const query = new URLSearchParams();
     for (const name of FILTERS) if (filters[name] !== '') query.set(name, filters[name]);
     if (before !== '') query.set('before', before);
+    if (limit !== '') query.set('limit', limit);
     const search = query.toString();
     history.replaceState(null, '', search === '' ? location.pathname : `?${search}`);
   }
@@ -93,6 +96,7 @@ export function mainPage(main: HTMLElement, overall: HTMLElement, refreshNow: ()
     const query = new URLSearchParams();
     for (const name of FILTERS) if (filters[name] !== '') query.set(name, filters[name]);
     if (before !== '') query.set('before', before);
+    if (limit !== '') query.set('limit', limit);
     const [sourcesJson, rulesJson, silencesJson, alertsJson] = await Promise.all([
       getJson<SourcesJson>('/api/sources'),
       getJson<RulesJson>('/api/rules'),

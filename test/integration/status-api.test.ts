@@ -2,6 +2,11 @@
 // the test moves: shapes, filters, paging and errors of every endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertJson, AlertsJson, EntityJson, HistoryJson, RulesJson, SourcesJson } from '../../src/service/api-types.ts';
+import { assessHealth } from '../../src/service/health.ts';
+import { startHttpServer } from '../../src/service/http.ts';
+import { createStatusApi } from '../../src/service/status-api.ts';
+import { readAsset, STATUS_PAGE_HTML } from '../../src/service/status-page.ts';
+import { openStore } from '../../src/store/index.ts';
 import { getJson } from '../helpers/daemon.ts';
 import { openSql } from '../helpers/sql.ts';
 import { startStatusScene, type StatusScene } from '../helpers/status.ts';
@@ -248,5 +253,39 @@ describe('errors', () => {
     const post = await fetch(`${scene.url}api/alerts`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(await post.json()).toEqual({ error: { code: 'method_not_allowed', message: 'POST /api/alerts: the API is read-only (GET)' } });
+  });
+});
+
+describe('/api/silences with silences', () => {
+  it('lists the active silences it is given', async () => {
+    const silence = { id: 'S1', matchers: { rule: 'edge-*', entity: '<b>K</b>' }, starts_at: '2026-11-21T18:00:00Z', ends_at: '2026-11-21T20:00:00Z', comment: 'maintenance', created_by: 'ops' };
+    const store = await openStore(scene.dbPath);
+    const started = Date.now();
+    const server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      handlers: {
+        health: () => ({ httpStatus: 200, body: {} }),
+        metrics: async () => ({ contentType: 'text/plain', text: '' }),
+        statusPage: async () => STATUS_PAGE_HTML,
+        asset: readAsset,
+        api: createStatusApi({
+          store,
+          now: () => new Date(),
+          health: () => assessHealth({ sources: [], rules: { failedAtStart: false, problems: [], loadedAt: '', rules: 0, channels: 0, lastReload: undefined }, startedAt: started, now: Date.now() }).report,
+          rules: () => ({ rules: [], loadedAt: '', problems: [], lastReload: undefined }),
+          apiDescription: 'test',
+          activeSilences: async () => [silence],
+        }),
+      },
+    });
+    try {
+      const { status, body } = await getJson(`${server.url}api/silences`);
+      expect(status).toBe(200);
+      expect(body.silences).toEqual([silence]);
+    } finally {
+      await server.close();
+      await store.close();
+    }
   });
 });
