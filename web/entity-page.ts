@@ -54,9 +54,9 @@ export function entityPage(main: HTMLElement, overall: HTMLElement, source: stri
       h('p', { class: 'muted' }, `${entity.source}/${entity.key} · snapshot #${entity.seq} · first seen `, timeElement(entity.first_seen_at), ' · last changed ', timeElement(entity.updated_at)),
       chartSection,
       h('h3', {}, 'Open alerts'),
-      h('section', { id: 'open-alerts' }, alertsTable(entity.open_alerts, byName)),
+      h('section', { id: 'open-alerts' }, alertsTable(entity.open_alerts, byName, 'no open alert')),
       h('h3', {}, 'Latest alerts'),
-      h('section', { id: 'entity-alerts' }, alertsTable(entity.alerts, byName)),
+      h('section', { id: 'entity-alerts' }, alertsTable(entity.alerts, byName, 'no alert fired on this entity')),
       h('h3', {}, 'Latest snapshot'),
       h('section', { id: 'fields' }, table(['field', 'value'], entity.fields.map((f) => h('tr', {}, h('th', {}, f.field), h('td', {}, f.text))), 'no fields')),
     );

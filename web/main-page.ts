@@ -113,7 +113,8 @@ export function mainPage(main: HTMLElement, overall: HTMLElement, refreshNow: ()
     silences.replaceChildren(silencesTable(silencesJson));
     setOptions(selects.rule, rulesJson.rules.map((rule) => rule.name), filters.rule);
     const byName = new Map(rulesJson.rules.map((rule) => [rule.name, rule]));
-    alertList.replaceChildren(alertsTable(alertsJson.alerts, byName, filters));
+    const filtered = FILTERS.some((name) => filters[name] !== '');
+    alertList.replaceChildren(alertsTable(alertsJson.alerts, byName, filtered ? 'no alert matches these filters' : 'no alerts yet'));
     pager.replaceChildren(...pagerLinks(alertsJson));
     window.scrollTo(window.scrollX, scroll);
   }
@@ -203,8 +204,7 @@ function silencesTable(json: SilencesJson): HTMLElement {
   return table(['matchers', 'since', 'until', 'comment', 'by'], rows, 'no active silences');
 }
 
-export function alertsTable(alerts: readonly AlertJson[], rules: ReadonlyMap<string, RuleJson>, filters?: Record<FilterName, string>): HTMLElement {
-  const filtered = filters !== undefined && FILTERS.some((name) => filters[name] !== '');
+export function alertsTable(alerts: readonly AlertJson[], rules: ReadonlyMap<string, RuleJson>, empty: string): HTMLElement {
   const rows = alerts.map((alert) =>
     h(
       'tr',
@@ -221,5 +221,5 @@ export function alertsTable(alerts: readonly AlertJson[], rules: ReadonlyMap<str
       ),
     ),
   );
-  return table(['fired', 'severity', 'rule', 'entity', 'summary', 'deliveries'], rows, filtered ? 'no alert matches these filters' : 'no alerts yet');
+  return table(['fired', 'severity', 'rule', 'entity', 'summary', 'deliveries'], rows, empty);
 }
