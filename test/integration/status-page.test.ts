@@ -88,6 +88,23 @@ async function screenshot(page: Page, name: string): Promise<void> {
   console.log(`screenshot: ${file}`);
 }
 
+/** The page's globals the tests use (this program has no DOM library). */
+interface BrowserWindow {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+  scrollTo(x: number, y: number): void;
+  scrollY: number;
+}
+
+/** A chart's container keeps its uPlot instance (web/charts.ts): what it draws, and where. */
+interface ChartHolder {
+  chart: { data: Array<Array<number | null>>; valToPos(value: number, scale: string): number };
+}
+
+async function chartDrawn(page: Page): Promise<void> {
+  await page.locator('#chart .history-chart').waitFor();
+  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): ChartHolder | null } }).document.querySelector('#chart .history-chart')?.chart !== undefined);
+}
+
 const alertRules = (page: Page) => page.locator('#alert-list tbody tr').evaluateAll((rows) => rows.map((row) => row.children[2]!.textContent));
 
 describe('the main page', () => {
@@ -102,16 +119,16 @@ describe('the main page', () => {
     expect(await rule.innerText()).toContain(`event_ticker in ${t1}, ${t2}`);
     expect(await rule.locator('.count').innerText()).toBe('3');
     expect(await rule.locator('.sparkline canvas').count()).toBe(1);
-    const bars = await rule.locator('.sparkline').evaluate((el) => (el as HTMLElement & { chart: { data: number[][] } }).chart.data[1]);
+    const bars = await rule.locator('.sparkline').evaluate((el) => (el as unknown as ChartHolder).chart.data[1]!);
     expect(bars).toHaveLength(24);
-    expect(bars!.reduce((a, b) => a + b, 0)).toBe(3);
+    expect(bars.reduce((a: number, b) => a + (b ?? 0), 0)).toBe(3);
 
     expect(await alertRules(page)).toEqual(['edge-jumps', 'edge-over-10', 'edge-over-10', 'edge-over-10']);
     const critical = page.locator('#alert-list tr.sev-critical');
     expect(await critical.count()).toBe(1);
     expect(await page.locator('#alert-list tr.sev-warning').count()).toBe(3);
     // Colour by severity: the two rows differ in background.
-    const background = (locator: ReturnType<Page['locator']>) => locator.first().evaluate((row) => getComputedStyle(row).backgroundColor);
+    const background = (locator: ReturnType<Page['locator']>) => locator.first().evaluate((row) => (globalThis as unknown as BrowserWindow).getComputedStyle(row).backgroundColor);
     expect(await background(critical)).not.toBe(await background(page.locator('#alert-list tr.sev-warning')));
     await expect.poll(() => page.locator('#alert-list .delivery').first().innerText(), { timeout: 15_000 }).toBe('screen: delivered');
 
@@ -128,7 +145,7 @@ describe('the main page', () => {
     expect(response.headers.get('content-security-policy')).toMatch(/script-src 'self'[;]/);
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     const { page } = await openPage(scene.url);
-    const sources = await page.evaluate(() => [...document.querySelectorAll('script[src], link[href]')].map((el) => (el as HTMLScriptElement).src || (el as HTMLLinkElement).href));
+    const sources = await page.locator('script[src], link[href]').evaluateAll((elements) => elements.map((el) => (el as unknown as { src?: string; href?: string }).src || (el as unknown as { href: string }).href));
     expect(sources.length).toBeGreaterThan(0);
     for (const url of sources) expect(url.startsWith(scene.url)).toBe(true);
     for (const asset of ['status-page.js', 'status-page.css', 'favicon.svg']) expect((await fetch(`${scene.url}assets/${asset}`)).status).toBe(200);
@@ -149,12 +166,13 @@ describe('the main page', () => {
     await page.waitForSelector('body[data-loaded]');
     expect(await page.inputValue('#filter-rule')).toBe('edge-jumps');
     expect(await alertRules(page)).toEqual(['edge-jumps']);
-    await page.evaluate(() => window.scrollTo(0, 300));
-    const scrolled = await page.evaluate(() => window.scrollY);
+    await page.evaluate(() => (globalThis as unknown as BrowserWindow).scrollTo(0, 300));
+    const scrollY = () => page.evaluate(() => (globalThis as unknown as BrowserWindow).scrollY);
+    const scrolled = await scrollY();
     expect(scrolled).toBeGreaterThan(100);
     const updated = await page.locator('#overall time').last().getAttribute('datetime');
     await expect.poll(() => page.locator('#overall time').last().getAttribute('datetime'), { timeout: 20_000 }).not.toBe(updated);
-    expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
+    expect(await scrollY()).toBe(scrolled);
     expect(await page.inputValue('#filter-rule')).toBe('edge-jumps');
     expect(await alertRules(page)).toEqual(['edge-jumps']);
     expect(errors).toEqual([]);
@@ -182,8 +200,8 @@ describe('the main page', () => {
 describe('the entity page', () => {
   it('charts the trigger field over the stored snapshots, with the threshold, the re-arm line and each firing linked to its alert', async () => {
     const { page, errors } = await openPage(`${scene.url}entities/events/${t1}?rule=edge-over-10`);
-    await page.waitForFunction(() => (document.querySelector('#chart .history-chart') as { chart?: unknown } | null)?.chart !== undefined);
-    const data = await page.locator('#chart .history-chart').evaluate((el) => (el as HTMLElement & { chart: { data: Array<Array<number | null>> } }).chart.data);
+    await chartDrawn(page);
+    const data = await page.locator('#chart .history-chart').evaluate((el) => (el as unknown as ChartHolder).chart.data);
 
     const sql = openSql(scene.dbPath);
     let stored: Array<{ seq: number; at: string; data: string }>;
@@ -213,7 +231,7 @@ describe('the entity page', () => {
     for (const alert of fired) expect(await page.locator(`#alert-${alert.id}`).count()).toBe(1);
     const box = (await page.locator('#chart .u-over').boundingBox())!;
     const last = await page.locator('#chart .history-chart').evaluate((el, i) => {
-      const chart = (el as HTMLElement & { chart: { valToPos(v: number, s: string): number; data: number[][] } }).chart;
+      const chart = (el as unknown as ChartHolder).chart;
       return { left: chart.valToPos(chart.data[0]![i]!, 'x'), top: chart.valToPos(chart.data[1]![i]!, 'y') };
     }, stored.length - 1);
     await page.mouse.click(box.x + last.left, box.y + last.top);
@@ -231,7 +249,7 @@ describe('the entity page', () => {
     await page.waitForSelector('body[data-loaded]');
     expect(new URL(page.url()).pathname).toBe(`/entities/events/${t3}`);
     expect(await page.locator('#chart-rule').inputValue()).toBe('edge-jumps');
-    await page.waitForFunction(() => (document.querySelector('#chart .history-chart') as { chart?: unknown } | null)?.chart !== undefined);
+    await chartDrawn(page);
   });
 
   it('answers an unknown entity with the API error on the page', async () => {
