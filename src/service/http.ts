@@ -35,7 +35,7 @@ export interface HttpServer {
  * The page runs only its own script, from /assets/, and reads only this server: a second guard
  * behind the escaping of every text it shows.
  */
-export const CONTENT_SECURITY_POLICY =
+const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
