@@ -168,9 +168,10 @@ const sandbox: Command = {
       err('edgewatch sandbox: --port takes a port number (0: any free port)');
       return 2;
     }
+    const signal = waitForSignal();
     const { runSandboxCommand } = await import('../sandbox/index.ts');
     const server = await runSandboxCommand({ port, apiKey: config.apiKey });
-    await waitForSignal();
+    await signal;
     await server.close();
     return 0;
   },
@@ -189,10 +190,12 @@ const digest: Command = {
 
 const run: Command = {
   async run({ config }) {
+    // Listening before anything loads: a SIGTERM during start-up is a clean stop once started.
+    const signal = waitForSignal();
     const { createDaemon } = await import('../service/daemon.ts');
     const daemon = createDaemon({ config, out });
     await daemon.start();
-    await waitForSignal();
+    await signal;
     // A second signal while stopping means "now".
     const force = (): void => process.exit(1);
     process.once('SIGINT', force);
