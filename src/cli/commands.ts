@@ -3,6 +3,7 @@
 // load the daemon, the sandbox, the channels' clients, the metrics or the HTTP server.
 import type { Config } from '../config.ts';
 import { describeError } from '../core/errors.ts';
+import { stripControl } from '../render/control.ts';
 import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {
@@ -20,11 +21,8 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' :
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-/** Prints table rows: API text in them (names, summaries, errors) may hold terminal escape sequences. */
-async function tableRows(): Promise<(line: string) => void> {
-  const { stripControl } = await import('../render/index.ts');
-  return (line) => out(stripControl(line));
-}
+/** Prints a table row: API text in it (names, summaries, errors) may hold terminal escape sequences. */
+const row = (line: string): void => out(stripControl(line));
 /** JSON keeps the data as it came; C1 controls and DEL, which JSON.stringify leaves raw, are escaped. */
 const json = (value: unknown): void =>
   out(JSON.stringify(value, null, 2).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
@@ -118,7 +116,6 @@ const runs: Command = {
         json(rows);
         return 0;
       }
-      const row = await tableRows();
       if (rows.length === 0) out('no generation runs recorded (start one with: edgewatch generate <venue> <event_key>)');
       for (const run of rows) row(`${run.run_id}  ${run.status.padEnd(10)}  ${run.venue}/${run.event_key}  started ${run.created_at}  updated ${run.updated_at}`);
       return 0;
@@ -145,7 +142,6 @@ const alerts: Command = {
         json(rows);
         return 0;
       }
-      const row = await tableRows();
       if (rows.length === 0) out('no alerts yet');
       for (const alert of rows) {
         row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);

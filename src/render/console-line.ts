@@ -1,7 +1,7 @@
 // Standard output: one line per alert that names at least its rule and entity, with nothing from
 // the API that a terminal would act on (escape sequences, control characters, line breaks).
 import type { Alert } from '../core/types.ts';
-import { stripControl } from './escape.ts';
+import { stripControl } from './control.ts';
 import { renderAlert, renderDigest, type TemplateSet } from './templates.ts';
 import { isDigest, type DigestMessage } from './types.ts';
 

@@ -11,4 +11,5 @@ export { renderEmail } from './email.ts';
 export type { WebhookAlertPayload, WebhookDigestPayload } from './webhook.ts';
 export { webhookAlertPayload, webhookBody, webhookDigestBody } from './webhook.ts';
 export { consoleLine, renderConsoleLines } from './console-line.ts';
-export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText, stripControl } from './escape.ts';
+export { stripControl } from './control.ts';
+export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';

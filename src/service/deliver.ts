@@ -1,7 +1,9 @@
 // One delivery pass, shared by the daemon, `poll --once` and `digest --flush`: the digest batches
 // whose time has come are closed, then everything due is sent.
 import type { Config } from '../config.ts';
-import { closeDueBatches, deliverDue, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/index.ts';
+// The outbox's own modules, not notify/index.ts, which would load the Slack client and nodemailer.
+import { closeDueBatches } from '../notify/digests.ts';
+import { deliverDue, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/outbox.ts';
 import type { RuleSet } from '../rules/index.ts';
 import type { Store } from '../store/index.ts';
 import { GROUPING_KINDS } from './senders.ts';

@@ -2,14 +2,11 @@
 import type { Config } from '../config.ts';
 import type { Alert, DeliveryOutcome } from '../core/types.ts';
 import type { Channel, Rule } from '../rules/index.ts';
-import {
-  createConsoleNotifier,
-  createEmailNotifier,
-  createSlackNotifier,
-  createWebhookNotifier,
-  type OutgoingMessage,
-  type SendToChannel,
-} from '../notify/index.ts';
+// The channels' own modules, not notify/index.ts: the index also holds Slack's and email's, whose
+// packages load with them (test/integration/lean-start.test.ts).
+import { createConsoleNotifier } from '../notify/channels/console.ts';
+import { createWebhookNotifier } from '../notify/channels/webhook.ts';
+import type { OutgoingMessage, SendToChannel } from '../notify/outbox.ts';
 import {
   describeRenderError,
   renderConsoleLines,
@@ -41,6 +38,12 @@ function unconfigured(what: string): DeliveryOutcome {
   return { ok: false, retryable: false, error: `${what} is not configured` };
 }
 
+/** Creates a value on first call and returns the same one after. */
+function onFirstUse<T>(create: () => Promise<T>): () => Promise<T> {
+  let created: Promise<T> | undefined;
+  return () => (created ??= create());
+}
+
 /** A storm for a kind that does not group is sent as a digest of the same alerts. */
 function asDigest(message: Extract<OutgoingMessage, { kind: 'group' }>): DigestMessage {
   const first = message.alerts[0]!;
@@ -51,8 +54,15 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
   const { config, templates } = options;
   const templateOf = new Map(options.rules.map((rule) => [rule.name, rule.template]));
   const consoleNotifier = createConsoleNotifier({ write: options.out });
-  const slack = config.slackToken ? createSlackNotifier({ token: config.slackToken, apiUrl: config.slackApiUrl }) : undefined;
-  const email = config.smtpUrl ? createEmailNotifier({ smtpUrl: config.smtpUrl, from: config.emailFrom }) : undefined;
+  // The Slack client and nodemailer are loaded when a message first goes their way, so that a
+  // command or daemon that sends none (most send to one kind of channel) never loads them.
+  const { slackToken: token, smtpUrl } = config;
+  const slack = token
+    ? onFirstUse(async () => (await import('../notify/channels/slack.ts')).createSlackNotifier({ token, apiUrl: config.slackApiUrl }))
+    : undefined;
+  const email = smtpUrl
+    ? onFirstUse(async () => (await import('../notify/channels/email.ts')).createEmailNotifier({ smtpUrl, from: config.emailFrom }))
+    : undefined;
   const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000, now: options.now ?? (() => new Date()) });
 
   /** Renders the message for the channel now; the returned function sends it. */
@@ -78,12 +88,12 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
             : message.kind === 'group'
               ? renderSlackGroup(templates, message.alerts)
               : renderSlackDigest(templates, message.digest, template);
-        return () => slack.send({ channel: channel.channel, ...content });
+        return async () => (await slack()).send({ channel: channel.channel, ...content });
       }
       case 'email': {
         if (!email) return async () => unconfigured('SMTP_URL');
         const content = renderEmail(templates, single, template);
-        return () => email.send({ id: single.id, to: channel.to, ...content });
+        return async () => (await email()).send({ id: single.id, to: channel.to, ...content });
       }
       case 'webhook': {
         const body = message.kind === 'alert' ? webhookBody(message.alert) : webhookDigestBody(single as DigestMessage);

@@ -35,8 +35,11 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, EDGEWATCH_LOG_LEVEL: 'info', ...env };
 }
 
-export async function startDaemonChild(env: Record<string, string>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<DaemonChild> {
-  const child = spawn(process.execPath, [BIN, 'run'], { cwd: options.cwd ?? REPO, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startDaemonChild(
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number; /** Options for node itself, before the script. */ nodeOptions?: string[] } = {},
+): Promise<DaemonChild> {
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), BIN, 'run'], { cwd: options.cwd ?? REPO, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const out: string[] = [];
   const logs: LogLine[] = [];
   let err = '';
