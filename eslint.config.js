@@ -29,7 +29,7 @@ export default tseslint.config(
       // It flags String(x) on values narrowed from `unknown`, where String() is the deliberate
       // fallback after objects were handled; template literals stay checked.
       '@typescript-eslint/no-base-to-string': 'off',
-      // Terminal control characters are stripped on purpose (render/escape.ts and its tests).
+      // Terminal control characters are stripped on purpose (render/control.ts and its tests).
       'no-control-regex': 'off',
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -1,24 +1,45 @@
 // `npm run bench`: speed, memory and delivery figures of edgewatch against a sandbox of 50,000
 // events and 5,000 KPI rows, each measure next to its floor (the same pages fetched and parsed,
-// nothing else). Everything runs on 127.0.0.1 and stops by itself; see docs/performance.md.
+// nothing else), and the cold starts of the command line as scripts call it (`validate`,
+// `alerts --json`, `poll --once`), each next to issue 16's target with its status. Everything runs on
+// 127.0.0.1 and stops by itself; see docs/performance.md.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { SandboxRequest } from '../src/sandbox/index.ts';
 import type { Step, StepResult } from './poll-process.ts';
 import { benchRulesYaml } from './rules.ts';
 
 const HERE = import.meta.dirname;
+const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
 const ROOT = path.resolve(HERE, '..');
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const KPIS = Number(process.env.BENCH_KPIS ?? 5_000);
-const SCALE_SIZES = [5_000, 20_000, EVENTS];
+const COLD_EVENTS = 20_000; // the sandbox `poll --once` runs against when nothing changed
+const SCALE_SIZES = [5_000, COLD_EVENTS, EVENTS];
 const DELIVERIES = 1_000;
 const REPORTS_BUDGET = 50; // EDGEWATCH_REPORTS_BUDGET's default
+const BIN = path.join(ROOT, 'bin/edgewatch.js');
+const PEAK_RSS = path.join(HERE, 'peak-rss.mjs');
+const EXAMPLE_RULES = path.join(ROOT, 'rules');
+const TEMPLATES = path.join(ROOT, 'templates');
 
-const TARGETS = { baselineRatio: 1.5, incrementalRatio: 1.2, peakRssMb: 250, deliveryMs: 2000, slopeGrowth: 1.3 };
+// Issue 16's targets.
+const TARGETS = {
+  validateMs: 250,
+  validateRssMb: 90,
+  alertsMs: 300,
+  pollOnceRatio: 2,
+  baselineRatio: 1.5,
+  peakRssMb: 150,
+  quietRatio: 1.3,
+  stormRatio: 3,
+  slopeGrowth: 1.3,
+  deliveryMs: 2000,
+};
 
 function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
@@ -58,7 +79,9 @@ function startReceiver(): Promise<{ url: string; ids: Set<string>; requests: () 
 
 interface SandboxProcess {
   url: string;
-  mutate(fraction: number): Promise<{ events: number; kpis: number }>;
+  mutate(fraction: number, kind: 'storm' | 'quiet'): Promise<{ events: number; kpis: number }>;
+  /** The requests served since the last call. */
+  requests(): Promise<SandboxRequest[]>;
   close(): Promise<void>;
 }
 
@@ -79,11 +102,16 @@ function startSandboxProcess(events: number, kpis: number): Promise<SandboxProce
     });
   return next().then((ready) => ({
     url: String(ready.url),
-    mutate: async (fraction) => {
+    mutate: async (fraction, kind) => {
       const answer = next();
-      child.send({ cmd: 'mutate', fraction });
+      child.send({ cmd: 'mutate', fraction, kind });
       const { events: e, kpis: k } = (await answer) as { events: number; kpis: number };
       return { events: e, kpis: k };
+    },
+    requests: async () => {
+      const answer = next();
+      child.send({ cmd: 'requests' });
+      return ((await answer) as { requests: SandboxRequest[] }).requests;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -130,7 +158,66 @@ async function pollAndFloor(step: Extract<Step, { mode: 'poll' }>): Promise<{ po
   return { poll, floor };
 }
 
+/** The floor of a command line's poll: exactly the requests the sandbox served it. */
+function floorOf(apiUrl: string, requests: SandboxRequest[]): Extract<Step, { mode: 'floor' }> {
+  const inner = requests.map((r) => ({ path: r.path.replace(/^\/v1/, ''), query: new URLSearchParams(r.query).toString() }));
+  const singles = inner.filter((r) => r.path !== '/predictions/events' && r.path !== '/predictions/kpi-events');
+  return {
+    mode: 'floor',
+    apiUrl,
+    eventPages: inner.filter((r) => r.path === '/predictions/events').length,
+    kpiPages: inner.filter((r) => r.path === '/predictions/kpi-events').length,
+    singles: singles.map((r) => (r.query ? `${r.path}?${r.query}` : r.path)),
+  };
+}
+
+// ---- cold starts of the command line, as scripts call it ----
+
+interface ColdStart {
+  /** The fastest run: the figure least disturbed by other load. */
+  wallMs: number;
+  /** The median run's peak resident memory. */
+  maxRssMb: number;
+  runs: number;
+}
+
+/** One start of `node <args>` in a fresh process, timed from spawn to exit, process start included. */
+function startOnce(args: string[], env: Record<string, string>): Promise<{ wallMs: number; maxRssMb: number }> {
+  const rssFile = path.join(dir, 'peak-rss.txt');
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    // The temporary folder as working folder: no developer's .env is read.
+    const child = spawn(process.execPath, ['--import', PEAK_RSS, ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...env, BENCH_PEAK_RSS_TO: rssFile },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('exit', (code) => {
+      const wallMs = performance.now() - started;
+      if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}:\n${err}`));
+      resolve({ wallMs, maxRssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 });
+    });
+  });
+}
+
+function summarize(samples: Array<{ wallMs: number; maxRssMb: number }>): ColdStart {
+  const rss = samples.map((s) => s.maxRssMb).sort((a, b) => a - b);
+  return { wallMs: round(Math.min(...samples.map((s) => s.wallMs)), 0), maxRssMb: round(rss[Math.floor(rss.length / 2)]!, 0), runs: samples.length };
+}
+
+/** A warm-up start (disk cache), then `runs` measured ones. */
+async function coldStart(args: string[], env: Record<string, string>, runs = 7): Promise<ColdStart> {
+  await startOnce(args, env);
+  const samples = [];
+  for (let i = 0; i < runs; i++) samples.push(await startOnce(args, env));
+  return summarize(samples);
+}
+
 // ---- the run ----
+
+if (!existsSync(path.join(ROOT, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'edgewatch-bench-'));
 const rulesDir = path.join(dir, 'rules');
@@ -138,40 +225,81 @@ mkdirSync(rulesDir);
 const receiver = await startReceiver();
 const rules = benchRulesYaml(receiver.url);
 writeFileSync(path.join(rulesDir, 'bench.yaml'), rules.yaml);
-const pollStep = (apiUrl: string, db: string, sources?: Extract<Step, { mode: 'poll' }>['sources']): Extract<Step, { mode: 'poll' }> => ({
+const pollStep = (
+  apiUrl: string,
+  db: string,
+  sources?: Extract<Step, { mode: 'poll' }>['sources'],
+  rulesIn = rulesDir,
+): Extract<Step, { mode: 'poll' }> => ({
   mode: 'poll',
   apiUrl,
   db: path.join(dir, db),
-  rulesDir,
+  rulesDir: rulesIn,
   reportsBudget: REPORTS_BUDGET,
   ...(sources ? { sources } : {}),
 });
 
-const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
 const scaling: Array<{ events: number; ms: number; floorMs: number; ratio: number; msPer1kEvents: number; maxRssMb: number }> = [];
 
 let sandbox: SandboxProcess | undefined;
 try {
+  // First, while nothing else of the bench runs: the starts that need no sandbox.
+  log('cold starts: node -e 0, validate (the example rules)');
+  const nodeAlone = await coldStart(['-e', '0'], {});
+  const validate = await coldStart([BIN, 'validate'], { EDGEWATCH_RULES: EXAMPLE_RULES, EDGEWATCH_TEMPLATES: TEMPLATES });
+
   log(`${rules.count} rules; sandbox of ${EVENTS} events and ${KPIS} KPI rows starting`);
   sandbox = await startSandboxProcess(EVENTS, KPIS);
 
   log('baseline poll (fresh database)');
   const baseline = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
+  log('baseline of the quiet database (the example rules), not measured');
+  await runStep(pollStep(sandbox.url, 'quiet.db', undefined, EXAMPLE_RULES));
 
   log(`scaling: events-only baseline at ${EVENTS}`);
   const scaleTop = await pollAndFloor(pollStep(sandbox.url, `scale-${EVENTS}.db`, ['events']));
 
-  const moved = await sandbox.mutate(0.05);
-  log(`moved ${moved.events} events and ${moved.kpis} KPI rows; incremental poll`);
+  // Quiet first: the example rules' database polls it, measured; the bench rules' database too, not
+  // measured, so that the storm that follows is all it sees next.
+  const movedQuietly = await sandbox.mutate(0.05, 'quiet');
+  log(`quiet move of ${movedQuietly.events} events and ${movedQuietly.kpis} KPI rows; incremental poll (example rules)`);
+  const quiet = await pollAndFloor(pollStep(sandbox.url, 'quiet.db', undefined, EXAMPLE_RULES));
+  await runStep(pollStep(sandbox.url, 'main.db'));
+  const moved = await sandbox.mutate(0.05, 'storm');
+  log(`storm: moved ${moved.events} events and ${moved.kpis} KPI rows; incremental poll (bench rules)`);
   const incremental = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
   await sandbox.close();
   sandbox = undefined;
 
+  /** `poll --once` of the command line, nothing changed since its last poll, against its floor. */
+  const pollOnceNothingChanged = async (sandbox: SandboxProcess): Promise<{ start: ColdStart; floorMs: number; requests: number }> => {
+    log(`cold start: poll --once, nothing changed (${COLD_EVENTS} events)`);
+    const env = {
+      EDGEWATCH_API_URL: sandbox.url,
+      EDGEWATCH_API_KEY: 'bench',
+      EDGEWATCH_DB: path.join(dir, 'cold.db'),
+      EDGEWATCH_RULES: rulesDir,
+      EDGEWATCH_TEMPLATES: TEMPLATES,
+    };
+    await startOnce([BIN, 'poll', '--once'], env); // the baseline
+    const samples = [];
+    let requests: SandboxRequest[] = [];
+    for (let i = 0; i < 3; i++) {
+      await sandbox.requests();
+      samples.push(await startOnce([BIN, 'poll', '--once'], env));
+      requests = await sandbox.requests();
+    }
+    const floors = [];
+    for (let i = 0; i < 3; i++) floors.push((await runStep(floorOf(sandbox.url, requests))).ms);
+    return { start: summarize(samples), floorMs: Math.min(...floors), requests: requests.length };
+  };
+  let pollOnce: Awaited<ReturnType<typeof pollOnceNothingChanged>> | undefined;
   const scaleRuns = new Map<number, { poll: StepResult; floor: StepResult }>([[EVENTS, scaleTop]]);
   for (const size of SCALE_SIZES.filter((s) => s !== EVENTS)) {
     log(`scaling: events-only baseline at ${size}`);
     sandbox = await startSandboxProcess(size, KPIS);
     scaleRuns.set(size, await pollAndFloor(pollStep(sandbox.url, `scale-${size}.db`, ['events'])));
+    if (size === COLD_EVENTS) pollOnce = await pollOnceNothingChanged(sandbox);
     await sandbox.close();
     sandbox = undefined;
   }
@@ -195,7 +323,20 @@ try {
   log(`delivery: ${DELIVERIES} alerts to the local webhook`);
   const deliveryStep: Step = { mode: 'deliver', db: path.join(dir, 'deliver.db'), rulesDir, templatesDir: path.join(ROOT, 'templates'), alerts: DELIVERIES };
   const delivery = await runStep(deliveryStep);
+  log(`cold start: alerts --json --limit ${DELIVERIES} (${DELIVERIES} alerts stored)`);
+  const alertsJson = await coldStart([BIN, 'alerts', '--json', '--limit', String(DELIVERIES)], { EDGEWATCH_DB: deliveryStep.db });
+  if (!pollOnce) throw new Error(`no scaling run at ${COLD_EVENTS} events (BENCH_EVENTS must be above it)`);
 
+  const incrementalFigures = (run: { poll: StepResult; floor: StepResult }, moved: { events: number; kpis: number }) => ({
+    moved,
+    ms: round(run.poll.ms, 0),
+    floorMs: round(run.floor.ms, 0),
+    ratio: round(run.poll.ms / run.floor.ms),
+    maxRssMb: round(run.poll.maxRssMb, 0),
+    changed: run.poll.changed,
+    alerts: run.poll.alerts,
+    pages: { events: run.poll.eventPages, kpis: run.poll.kpiPages, singles: run.poll.singles?.length },
+  });
   const results = {
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', memoryGb: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.platform()} ${os.release()}` },
     size: { events: EVENTS, kpis: KPIS, rules: rules.count },
@@ -209,16 +350,20 @@ try {
       alerts: baseline.poll.alerts,
       pages: { events: baseline.poll.eventPages, kpis: baseline.poll.kpiPages, singles: baseline.poll.singles?.length },
     },
-    incremental: {
-      moved,
-      ms: round(incremental.poll.ms, 0),
-      floorMs: round(incremental.floor.ms, 0),
-      ratio: round(incremental.poll.ms / incremental.floor.ms),
-      maxRssMb: round(incremental.poll.maxRssMb, 0),
-      changed: incremental.poll.changed,
-      alerts: incremental.poll.alerts,
-      pages: { events: incremental.poll.eventPages, kpis: incremental.poll.kpiPages, singles: incremental.poll.singles?.length },
+    coldStart: {
+      nodeAlone,
+      validate,
+      alertsJson: { ...alertsJson, alerts: DELIVERIES },
+      pollOnce: {
+        events: COLD_EVENTS,
+        ...pollOnce.start,
+        floorMs: round(pollOnce.floorMs, 0),
+        ratio: round(pollOnce.start.wallMs / pollOnce.floorMs),
+        requests: pollOnce.requests,
+      },
     },
+    incremental: incrementalFigures(incremental, moved),
+    quiet: incrementalFigures(quiet, movedQuietly),
     delivery: {
       alerts: DELIVERIES,
       ms: round(delivery.ms, 0),
@@ -234,21 +379,28 @@ try {
   };
 
   const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+  const { coldStart: cold, quiet: q, incremental: storm } = results;
+  const start = (c: ColdStart): string => `${c.wallMs} ms, ${c.maxRssMb} MB`;
   const rows: string[][] = [
     ['measure', 'value', 'floor', 'ratio', 'target', 'status'],
+    ['node -e 0 (the start of any process)', start(cold.nodeAlone), '', '', '', ''],
+    ['validate, example rules, cold', start(cold.validate), '', '', `<= ${TARGETS.validateMs} ms, ${TARGETS.validateRssMb} MB`, met(cold.validate.wallMs <= TARGETS.validateMs && cold.validate.maxRssMb <= TARGETS.validateRssMb)],
+    [`alerts --json, ${DELIVERIES} alerts, cold`, start(cold.alertsJson), '', '', `<= ${TARGETS.alertsMs} ms`, met(cold.alertsJson.wallMs <= TARGETS.alertsMs)],
+    [`poll --once, nothing changed, ${COLD_EVENTS} events, cold`, start(cold.pollOnce), `${cold.pollOnce.floorMs} ms`, `${cold.pollOnce.ratio}x`, `<= ${TARGETS.pollOnceRatio}x`, met(cold.pollOnce.ratio <= TARGETS.pollOnceRatio)],
     ['baseline poll', `${results.baseline.ms} ms`, `${results.baseline.floorMs} ms`, `${results.baseline.ratio}x`, `<= ${TARGETS.baselineRatio}x`, met(results.baseline.ratio <= TARGETS.baselineRatio)],
-    ['baseline peak RSS', `${results.baseline.maxRssMb} MB`, `${results.baseline.floorMaxRssMb} MB`, '', `< ${TARGETS.peakRssMb} MB`, met(results.baseline.maxRssMb < TARGETS.peakRssMb)],
-    [`incremental poll (${results.incremental.alerts} alerts)`, `${results.incremental.ms} ms`, `${results.incremental.floorMs} ms`, `${results.incremental.ratio}x`, `<= ${TARGETS.incrementalRatio}x`, met(results.incremental.ratio <= TARGETS.incrementalRatio)],
-    [`${DELIVERIES} webhook deliveries`, `${results.delivery.ms} ms`, '', `${results.delivery.perSecond}/s`, `< ${TARGETS.deliveryMs} ms`, met(results.delivery.ms < TARGETS.deliveryMs && results.delivery.receivedDistinctIds === DELIVERIES)],
+    ['baseline peak RSS', `${results.baseline.maxRssMb} MB`, `${results.baseline.floorMaxRssMb} MB`, '', `<= ${TARGETS.peakRssMb} MB`, met(results.baseline.maxRssMb <= TARGETS.peakRssMb)],
+    [`incremental, quiet (${q.changed} changed, ${q.alerts} alerts)`, `${q.ms} ms`, `${q.floorMs} ms`, `${q.ratio}x`, `<= ${TARGETS.quietRatio}x`, met(q.ratio <= TARGETS.quietRatio)],
+    [`incremental, storm (${storm.changed} changed, ${storm.alerts} alerts)`, `${storm.ms} ms`, `${storm.floorMs} ms`, `${storm.ratio}x`, `<= ${TARGETS.stormRatio}x`, met(storm.ratio <= TARGETS.stormRatio)],
     ...scaling.map((s) => [`events-only baseline ${s.events}`, `${s.ms} ms`, `${s.floorMs} ms`, `${s.ratio}x`, `${s.msPer1kEvents} ms/1k ev`, '']),
     ['scaling (ms per 1k events, 20k-50k vs 5k-20k)', `${round(slopeHigh, 1)} vs ${round(slopeLow, 1)}`, '', `${round(slopeGrowth)}x`, `<= ${TARGETS.slopeGrowth}x (linear)`, met(slopeGrowth <= TARGETS.slopeGrowth)],
+    [`${DELIVERIES} webhook deliveries`, `${results.delivery.ms} ms`, '', `${results.delivery.perSecond}/s`, `< ${TARGETS.deliveryMs} ms`, met(results.delivery.ms < TARGETS.deliveryMs && results.delivery.receivedDistinctIds === DELIVERIES)],
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const text = rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
   text.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
   process.stdout.write(`\n${text.join('\n')}\n\n`);
 
-  const out = path.join(HERE, process.env.BENCH_OUT ?? 'results.json');
+  const out = path.resolve(HERE, process.env.BENCH_OUT ?? 'results.json');
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`figures written to ${out}\n`);
 } finally {

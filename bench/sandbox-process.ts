@@ -1,6 +1,7 @@
 // The bench's sandbox, in its own process so that serving pages does not share a core's event loop
 // with the poll being measured. Started with fork(): argv gives the size, IPC carries commands.
-//   parent -> { cmd: 'mutate', fraction }   child -> { ok: 'mutated', events, kpis }
+//   parent -> { cmd: 'mutate', fraction, kind }   child -> { ok: 'mutated', events, kpis }
+//   parent -> { cmd: 'requests' }           child -> { ok: 'requests', requests } (those served since the last ask)
 //   parent -> { cmd: 'close' }              child exits
 import { startSandbox } from '../src/sandbox/index.ts';
 
@@ -17,18 +18,27 @@ function random(): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
 }
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+const QUIET_JUMPS = 0.35;
 
-/** Moves `fraction` of the events (new snapshots, captured now) and of the KPI rows. */
-function mutate(fraction: number): { events: number; kpis: number } {
+/**
+ * Moves `fraction` of the events (new snapshots, captured now) and of the KPI rows. A storm gives
+ * every moved event a new random edge (the bench's 44 events rules fire ~7 alerts per change); a
+ * quiet move gives each a new traded volume and about one in three (`QUIET_JUMPS`) a new edge, so
+ * that the example rules fire about one alert per ten changes.
+ */
+function mutate(fraction: number, kind: 'storm' | 'quiet'): { events: number; kpis: number } {
   const world = sandbox.world;
   // The clock stands still (speed 0): the new snapshots are captured at the watermark's minute.
   const tickers = world.eventTickers();
   const eventStep = Math.max(1, Math.round(1 / fraction));
   let movedEvents = 0;
   for (let i = 0; i < tickers.length; i += eventStep) {
-    const patch: Record<string, unknown> = { edge_pp: round1(random() * 50 - 25) };
-    if (random() < 0.5) patch.confidence_score = Math.floor(random() * 11);
-    if (random() < 0.3) patch.market_probability = round1(1 + random() * 98);
+    const patch: Record<string, unknown> = {};
+    if (kind === 'storm' || random() < QUIET_JUMPS) patch.edge_pp = round1(random() * 50 - 25);
+    if (kind === 'storm' && random() < 0.5) patch.confidence_score = Math.floor(random() * 11);
+    if (kind === 'storm' && random() < 0.3) patch.market_probability = round1(1 + random() * 98);
+    // The edge is the model's probability minus the market's: a quiet move leaves both as they were.
+    if (kind === 'quiet') patch.total_volume = Math.floor(random() * 1_000_000);
     if (random() < 0.05) patch.eligibility_status = random() < 0.5 ? 'paused' : 'open';
     world.updateEvent(tickers[i]!, patch);
     movedEvents++;
@@ -46,8 +56,9 @@ function mutate(fraction: number): { events: number; kpis: number } {
   return { events: movedEvents, kpis: movedKpis };
 }
 
-process.on('message', (message: { cmd: string; fraction?: number }) => {
-  if (message.cmd === 'mutate') process.send!({ ok: 'mutated', ...mutate(message.fraction ?? 0.05) });
+process.on('message', (message: { cmd: string; fraction?: number; kind?: 'storm' | 'quiet' }) => {
+  if (message.cmd === 'mutate') process.send!({ ok: 'mutated', ...mutate(message.fraction ?? 0.05, message.kind ?? 'storm') });
+  if (message.cmd === 'requests') process.send!({ ok: 'requests', requests: sandbox.requests.splice(0) });
   if (message.cmd === 'close') void sandbox.close().then(() => process.exit(0));
 });
 // The parent going away ends the sandbox too.
