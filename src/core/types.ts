@@ -108,6 +108,23 @@ export type DeliveryOutcome =
   | { ok: true; ref?: MessageRef }
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
+/** Which alerts a silence mutes: globs (`*`: any run of characters) on the rule, entity and source. */
+export interface SilenceMatchers {
+  rule?: string;
+  entity?: string;
+  source?: string;
+}
+
+export interface Silence {
+  id: string;
+  matchers: SilenceMatchers;
+  /** ISO times: active from starts_at (inclusive) until ends_at (exclusive). */
+  starts_at: string;
+  ends_at: string;
+  comment: string | null;
+  created_by: string;
+}
+
 /** A sent Slack message: what `chat.update` and a thread reply (`thread_ts`) need. */
 export interface MessageRef {
   channel: string;
