@@ -1,6 +1,7 @@
 // The read-only status page at `/`, rendered on the server. Every value is escaped: text from the
 // API (event names, summaries) is data, never markup.
 import { escapeHtml } from '../render/index.ts';
+import type { Silence } from '../core/types.ts';
 import type { AlertListing } from '../store/index.ts';
 import type { HealthReport } from './health.ts';
 
@@ -18,6 +19,8 @@ export interface StatusPageView {
   health: HealthReport;
   rules: StatusRule[];
   alerts: AlertListing[];
+  /** Active silences; none when not given. */
+  silences?: Silence[];
 }
 
 const e = (value: unknown): string => escapeHtml(value === null || value === undefined ? '' : String(value));
@@ -48,6 +51,14 @@ export function renderStatusPage(view: StatusPageView): string {
     e(a.summary),
     a.deliveries.map((d) => `<div>${e(`${d.channel}: ${d.status} (${d.attempts})`)}${d.last_error ? ` <small>${e(d.last_error)}</small>` : ''}</div>`).join(''),
   ]);
+  const silences = (view.silences ?? []).map((s) => [
+    e(s.id),
+    e(Object.entries(s.matchers).map(([k, v]) => `${k}=${v}`).join(' ')),
+    e(s.starts_at),
+    e(s.ends_at),
+    e(s.created_by),
+    e(s.comment ?? ''),
+  ]);
   const reload = health.rules.last_reload;
   const problems = health.rules.problems.map((p) => `<li>${e(p)}</li>`).join('');
   return `<!doctype html>
@@ -76,6 +87,8 @@ small { color: #777; }
 ${problems ? `<ul class="bad">${problems}</ul>` : ''}
 ${table(['rule', 'source', 'trigger', 'notify', 'last fired'], rules, 'no rules loaded')}
 </section>
+<h2>Active silences</h2>
+<section id="silences">${table(['id', 'matchers', 'starts', 'ends', 'by', 'comment'], silences, 'no active silence')}</section>
 <h2>Recent alerts</h2>
 <section id="alerts">${table(['fired', 'severity', 'rule', 'entity', 'summary', 'deliveries'], alerts, 'no alerts yet')}</section>
 </body>
