@@ -196,6 +196,8 @@ function judge(builder: PlanBuilder, rule: Rule, key: string, seq: number, prevD
     if (outcome.triggered) {
       after = base;
       fired = false;
+      // Armed while beyond: unlike the memory derived from this snapshot, so it needs its row.
+      builder.remember(rule.name, key, base);
       if (builder.timerOf(rule.name, key) === undefined) {
         builder.setTimer({
           rule: rule.name,
