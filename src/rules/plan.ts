@@ -78,8 +78,9 @@ class PlanBuilder {
     this.timerWrites.set(PlanBuilder.id(timer.rule, timer.key), timer);
   }
 
-  clearTimer(rule: string, key: string): void {
-    if (this.timerOf(rule, key) !== undefined) this.timerWrites.set(PlanBuilder.id(rule, key), null);
+  /** Clears the rule's timer for the entity; `known`: it is stored, though not among the inputs (a due timer). */
+  clearTimer(rule: string, key: string, known = false): void {
+    if (known || this.timerOf(rule, key) !== undefined) this.timerWrites.set(PlanBuilder.id(rule, key), null);
   }
 
   openAlertOf(rule: string, key: string): string | undefined {
@@ -285,7 +286,7 @@ export function planTimers(input: TimersInput): FullPlan {
   const builder = new PlanBuilder(input);
   const rules = new Map(input.rules.map((rule) => [rule.name, rule]));
   for (const timer of input.due) {
-    builder.clearTimer(timer.rule, timer.key);
+    builder.clearTimer(timer.rule, timer.key, true);
     const rule = rules.get(timer.rule);
     const stored = input.latest.get(timer.key);
     if (!rule || !stored) continue;

@@ -88,6 +88,8 @@ describe('dwell (for)', () => {
       expect(state.alerts.length - before).toBeLessThanOrEqual(1);
     }
     expect(fired).toEqual(fires);
+    // A completed dwell leaves no timer behind (only one still waiting may be there).
+    for (const timer of state.timers.get('KXA')?.values() ?? []) expect(Date.parse(timer.dueAt)).toBeGreaterThan(minute(steps.at(-1)![0]).getTime());
     // fired_at is the poll at which the dwell was complete.
     expect(state.alerts.map((a) => a.at)).toEqual(fires.map((m) => minute(m).toISOString().replace('.000Z', 'Z')));
   });
