@@ -23,6 +23,8 @@ export function silenceFromArgs(values: OptionValues, now: Date, user: string | 
   if (matchers.source !== undefined && !matchers.source.includes('*') && !(SOURCES as readonly string[]).includes(matchers.source)) {
     return { error: `--source ${matchers.source}: unknown source (${SOURCES.join(', ')}, or a glob with *)` };
   }
+  // Whole seconds, as alerts' fired_at: a silence made in the second an alert fires mutes it.
+  const start = Math.floor(now.getTime() / 1000) * 1000;
   const forText = text('for');
   const untilText = text('until');
   if (forText !== undefined && untilText !== undefined) return { error: 'takes --for or --until, not both' };
@@ -30,7 +32,7 @@ export function silenceFromArgs(values: OptionValues, now: Date, user: string | 
   if (forText !== undefined) {
     const ms = parseDuration(forText);
     if (ms === undefined) return { error: `--for ${forText}: not a duration (write 30m, 2h, 1d)` };
-    endsAt = now.getTime() + ms;
+    endsAt = start + ms;
   } else if (untilText !== undefined) {
     endsAt = /^\d{4}-\d{2}-\d{2}T/.test(untilText) ? Date.parse(untilText) : Number.NaN;
     if (!Number.isFinite(endsAt)) return { error: `--until ${untilText}: not an ISO time (write 2026-11-22T08:00:00Z)` };
@@ -43,7 +45,7 @@ export function silenceFromArgs(values: OptionValues, now: Date, user: string | 
     silence: {
       id: randomUUID(),
       matchers,
-      starts_at: now.toISOString(),
+      starts_at: new Date(start).toISOString(),
       ends_at: new Date(endsAt).toISOString(),
       comment: text('comment') ?? null,
       created_by: by !== undefined && by !== '' ? by : 'unknown',
