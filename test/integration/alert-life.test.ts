@@ -4,6 +4,7 @@
 // `resolved`), inhibition, source health notices, cited explanations and a hanging agent.
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollSources } from '../../src/service/cycle.ts';
+import { startGeneration } from '../../src/service/generate.ts';
 import { listAlerts } from '../../src/store/index.ts';
 import { deliverStep, deliveryRows } from '../helpers/delivery.ts';
 import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
@@ -270,5 +271,62 @@ rules:
     await p.poll();
     expect(await deliverStep(p, {}, { explain: { dailyLimit: 0 } })).toMatchObject({ delivered: 1 });
     expect((hook.requests[0]!.json() as { explanation: unknown }).explanation).toBeNull();
+  });
+
+  it("a generation run's notices go to one Slack message: the later one updates it and replies in its thread", async () => {
+    slack = await startSlackApi(slackNumbered());
+    const transports = { slackToken: TOKEN, slackApiUrl: slack.apiUrl };
+    const p = (pipeline = await startPipeline({
+      transports: { slack: true, email: false },
+      rules: `
+channels: { trading: { type: slack, channel: "#runs" } }
+rules:
+  - { name: run-started, source: runs, trigger: { type: appears, field: requested_url }, notify: [trading] }
+  - { name: run-finished, source: runs, trigger: { type: changes, field: status, to: [completed, failed] }, notify: [trading] }
+`,
+    }));
+    await p.poll();
+    const ticker = p.sandbox.world.addEvent({ edge_pp: 3 }); // a new event: open, on venuea
+    const run = await startGeneration(p.store, p.api, 'venuea', ticker, p.sandbox.now());
+    expect((await p.poll()).alerts.map((a) => a.rule)).toEqual(['run-started']);
+    await deliverStep(p, transports);
+    p.sandbox.world.finishRun(run.runId, 'completed');
+    expect((await p.poll()).alerts.map((a) => a.rule)).toEqual(['run-finished']);
+    await deliverStep(p, transports);
+    expect(slack.calls.map((c) => [c.method, c.ts, c.thread_ts])).toEqual([
+      ['chat.postMessage', null, null],
+      ['chat.update', '1700000000.000001', null],
+      ['chat.postMessage', null, '1700000000.000001'],
+    ]);
+    expect(slack.calls[1]!.text).toBe(slack.calls[2]!.text);
+    // Both deliveries keep the thread's message.
+    expect(new Set(p.sql.prepare('SELECT message_ref FROM deliveries').all().map((r) => (r as { message_ref: string }).message_ref)).size).toBe(1);
+  });
+
+  it('quiet hours hold a delivery as pending until the window ends; a critical alert goes at once', async () => {
+    hook = await startWebhookReceiver();
+    const p0 = await startPipeline({ rules: 'channels: { x: { type: console } }\n' });
+    const clock = p0.sandbox.now();
+    await p0.close();
+    const hhmm = (d: Date): string => d.toISOString().slice(11, 16);
+    const from = new Date(clock.getTime() - 3_600_000);
+    const to = new Date(clock.getTime() + 3_600_000);
+    const p = (pipeline = await startPipeline({
+      rules: `
+channels: { pipeline: { type: webhook, url: ${hook.url}, quiet: { from: "${hhmm(from)}", to: "${hhmm(to)}", timezone: UTC } } }
+rules:
+  - { name: edge-info, source: events, trigger: { type: crosses, field: edge_pp, above: 10 }, notify: [pipeline] }
+  - { name: edge-critical, source: events, trigger: { type: crosses, field: edge_pp, above: 11 }, severity: critical, notify: [pipeline] }
+`,
+    }));
+    const ticker = await baselineWith(p, 4);
+    p.sandbox.world.updateEvent(ticker, { edge_pp: 12 });
+    await p.poll();
+    expect(await deliverStep(p, {}, { now: clock })).toMatchObject({ delivered: 1 });
+    expect(hook.requests.map((r) => r.json().rule)).toEqual(['edge-critical']);
+    expect(deliveryRows(p.sql).find((d) => d.rule === 'edge-info')).toMatchObject({ status: 'pending', attempts: 0 });
+    const windowEnd = new Date(Date.parse(`${to.toISOString().slice(0, 16)}:00Z`) + 1_000);
+    expect(await deliverStep(p, {}, { now: windowEnd })).toMatchObject({ delivered: 1 });
+    expect(hook.requests.map((r) => r.json().rule)).toEqual(['edge-critical', 'edge-info']);
   });
 });
