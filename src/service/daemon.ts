@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { SOURCES, type SourceName } from '../core/types.ts';
 import { activeSilences, lastFiredByRule, listAlerts, listSourceStates, openDigestBatches, outboxDepth, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
-import { connectApi, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
+import { connectApi, dataClock, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import { pollSources, type PollSourcesOptions } from './cycle.ts';
 import { deliverNow } from './deliver.ts';
@@ -169,7 +169,7 @@ async function poll({ config, log, now, store, connection, rules, metrics }: Wir
     store,
     api: connection.api,
     rules: ruleSet.rules,
-    now,
+    now: dataClock(connection, now),
     reportsBudget: config.reportsBudget,
     sources: [source],
     ...(ruleSet.health ? { health: ruleSet.health } : {}),

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { SOURCES } from '../core/types.ts';
 import { formatProblem } from '../rules/index.ts';
 import { consoleLine } from '../render/index.ts';
-import { connectApi, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
+import { connectApi, dataClock, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
 import { pollSources } from './cycle.ts';
 import { deliverNow } from './deliver.ts';
 import { createExplainer } from './explain.ts';
@@ -31,7 +31,7 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       store,
       api: connection.api,
       rules: ruleSet.rules,
-      now: () => new Date(),
+      now: dataClock(connection, () => new Date()),
       dryRun: options.dryRun,
       reportsBudget: config.reportsBudget,
       snapshotRetentionMs: config.snapshotRetentionMs,
