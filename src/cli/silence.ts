@@ -11,7 +11,10 @@ const MATCHERS = ['rule', 'entity', 'source'] as const;
 
 /** The silence `silence add` would store, or the one-line reason it stores none. */
 export function silenceFromArgs(values: OptionValues, now: Date, user: string | undefined): { silence: Silence } | { error: string } {
-  const text = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
   const matchers: SilenceMatchers = {};
   for (const name of MATCHERS) {
     const value = text(name);

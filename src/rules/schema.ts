@@ -148,7 +148,7 @@ const TRIGGER_OPTIONS = [
 
 /** The object schema of an option, under its transform when it has one. */
 function objectOf<T extends z.ZodObject | z.ZodPipe<z.ZodObject, z.ZodType>>(option: T): z.ZodObject {
-  return option instanceof z.ZodPipe ? (option.in as z.ZodObject) : (option as z.ZodObject);
+  return option instanceof z.ZodPipe ? option.in : option;
 }
 
 /** Every trigger type, in the order messages list them; alerts (core) name the same types. */

@@ -1,7 +1,7 @@
 // Snapshots, rule memory and alerts: what the planner reads (loadPlanInputs) and writes
 // (applyPlan), a page at a time, a few statements per page.
 import type { Kysely } from 'kysely';
-import type { EntityMemory, OpenAlerts, Plan, RelatedSnapshots, SnapshotWrite, StoredSnapshot, Timer } from '../core/plan.ts';
+import type { EntityMemory, OpenAlerts, Plan, SnapshotWrite, StoredSnapshot, Timer } from '../core/plan.ts';
 import type { Alert, Inhibition, PageMemory, RuleState, Snapshot, SourceName } from '../core/types.ts';
 import { chunked, compiledRows, inWriteTransaction, ROWS_PER_STATEMENT } from './batch.ts';
 import { queryBuilder, type Store } from './connection.ts';
@@ -71,7 +71,7 @@ export async function loadPlanInputs(store: Store, source: SourceName, keys: rea
 
 function byEntity<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
   let inner = map.get(key);
-  if (!inner) map.set(key, (inner = new Map()));
+  if (!inner) map.set(key, (inner = new Map<string, V>()));
   return inner;
 }
 
