@@ -145,6 +145,21 @@ function waits(send: Send, channels: ReadonlyMap<string, Channel>, now: Date): b
   return quiet !== undefined && severityOf(send) !== 'critical' && quietUntil(quiet, now) !== undefined;
 }
 
+/**
+ * A generation run's second notice for a Slack channel waits while its first, which starts the
+ * run's thread, has not been sent: it goes at a later pass, into that thread.
+ */
+function awaitsThread(channels: ReadonlyMap<string, Channel>): (send: Send) => boolean {
+  const starting = new Set<string>();
+  return (send) => {
+    if (send.kind !== 'delivery' || send.alert.source !== 'runs' || send.threadRef || channels.get(send.channel)?.type !== 'slack') return false;
+    const key = `${send.alert.entity}\u0000${send.channel}`;
+    if (starting.has(key)) return true;
+    starting.add(key);
+    return false;
+  };
+}
+
 /** One send to one channel: an alert, a storm of alerts grouped into one message, a digest, or a notice. */
 interface Job {
   channel: string;
@@ -217,7 +232,9 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
   const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
   const now = options.now();
   const nowIso = now.toISOString();
-  const due = (await dueSends(store, now)).filter((send) => !busy.has(send.channel) && isDue(send, nowIso) && !waits(send, options.channels, now));
+  const ready = (await dueSends(store, now)).filter((send) => !busy.has(send.channel) && isDue(send, nowIso) && !waits(send, options.channels, now));
+  const threadLater = awaitsThread(options.channels);
+  const due = ready.filter((send) => !threadLater(send));
   // One question per alert, however many of its channels this pass sends to.
   const explanations = new Map<string, Promise<Explanation | null>>();
   const explainFirst = async (alert: Alert): Promise<void> => {

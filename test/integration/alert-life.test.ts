@@ -301,6 +301,19 @@ rules:
     expect(slack.calls[1]!.text).toBe(slack.calls[2]!.text);
     // Both deliveries keep the thread's message.
     expect(new Set(p.sql.prepare('SELECT message_ref FROM deliveries').all().map((r) => (r as { message_ref: string }).message_ref)).size).toBe(1);
+
+    // A run whose two notices are due in one pass: the second waits for the first, then threads.
+    const second = await startGeneration(p.store, p.api, 'venuea', p.sandbox.world.addEvent({ edge_pp: 3 }), p.sandbox.now());
+    await p.poll();
+    p.sandbox.world.finishRun(second.runId, 'failed');
+    expect((await p.poll()).alerts.map((a) => a.rule)).toEqual(['run-finished']);
+    expect(await deliverStep(p, transports)).toMatchObject({ delivered: 1 });
+    expect(await deliverStep(p, transports)).toMatchObject({ delivered: 1 });
+    expect(slack.calls.slice(3).map((c) => [c.method, c.ts, c.thread_ts])).toEqual([
+      ['chat.postMessage', null, null],
+      ['chat.update', '1700000000.000003', null],
+      ['chat.postMessage', null, '1700000000.000003'],
+    ]);
   });
 
   it('quiet hours hold a delivery as pending until the window ends; a critical alert goes at once', async () => {
