@@ -6,6 +6,7 @@ import { readConfig } from '../../src/config.ts';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import { createDaemon, type Daemon } from '../../src/service/daemon.ts';
 import { createLogger } from '../../src/service/logger.ts';
+import { insertSilence, openStore } from '../../src/store/index.ts';
 import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 import { eventsBaselineDone } from '../helpers/daemon.ts';
 import { writeRules } from '../helpers/files.ts';
@@ -30,7 +31,7 @@ afterEach(async () => {
   await scene.close();
 });
 
-it('shows sources, rules and recent alerts, with API text as text', async () => {
+it('shows sources, rules, active silences and recent alerts, with API text as text', async () => {
   const [ticker] = sandbox.world.eventTickers();
   sandbox.world.updateEvent(ticker!, { edge_pp: 0 });
   writeRules(
@@ -57,6 +58,16 @@ rules:
   const { url } = await daemon.start();
   await eventsBaselineDone(url);
 
+  // An active silence, as `silence add` stores it: listed on the page, its comment as text.
+  const store = await openStore(scene.dbPath);
+  const now = new Date();
+  await insertSilence(
+    store,
+    { id: 'silence-1', matchers: { rule: 'kpi-*' }, starts_at: now.toISOString(), ends_at: new Date(now.getTime() + 3_600_000).toISOString(), comment: `on it ${SCRIPT}`, created_by: 'ann' },
+    now,
+  );
+  await store.close();
+
   sandbox.world.updateEvent(ticker!, { edge_pp: 15, name: `Fed ${SCRIPT} & "co"` });
   await waitFor('the alert printed', () => printed.some((line) => line.includes('edge-over-10')));
 
@@ -74,6 +85,12 @@ rules:
   expect(rules).toContain('edge-over-10');
   expect(rules).toContain('crosses');
   expect(rules).not.toMatch(/edge-over-10\s+events\s+crosses\s+screen\s+never/);
+
+  const silences = await page.locator('#silences').innerText();
+  expect(silences).toContain('silence-1');
+  expect(silences).toContain('rule=kpi-*');
+  expect(silences).toContain(`on it ${SCRIPT}`);
+  expect(silences).toContain('ann');
 
   const alerts = page.locator('#alerts');
   await expect.poll(() => alerts.innerText()).toContain(`Fed ${SCRIPT} & "co"`);
