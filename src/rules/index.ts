@@ -20,3 +20,5 @@ export { quietUntil } from './quiet.ts';
 export { silenceMatches, silencedBy, globMatches } from './silence.ts';
 export type { Silence, SilenceMatchers } from './silence.ts';
 
+export { filterInWords, thresholdOf, triggerField, triggerInWords } from './describe.ts';
+export type { Threshold } from './describe.ts';

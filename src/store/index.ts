@@ -10,6 +10,8 @@ export {
   insertRun,
   listRuns,
   listAlerts,
+  alertExists,
+  alertsPerHour,
   lastFiredByRule,
   getMeta,
   setMeta,
@@ -21,7 +23,9 @@ export {
   silencesEndingAfter,
   expireSilence,
 } from './repositories.ts';
-export type { AlertListing } from './repositories.ts';
+export type { AlertFilter, AlertListing } from './repositories.ts';
+export { alertsOnEntity, entityCounts, entityHistory, entityRuleStates, getEntity } from './entities.ts';
+export type { StoredVersion } from './entities.ts';
 export { applyPlan, dueTimers, latestSnapshots, loadPlanInputs, pendingDwell, pruneSnapshots, relatedSnapshots } from './snapshots.ts';
 export type { PlanInputOptions, PlanInputs } from './snapshots.ts';
 export { claimSends, closeDigestBatch, digestAlerts, dueSends, markSilenced, openDigestBatches, outboxDepth, settleSends, unsentDeliveries } from './outbox.ts';

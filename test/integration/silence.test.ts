@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
-import { eventsBaselineDone, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { eventsBaselineDone, getJson, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 import { openStore } from '../../src/store/index.ts';
 import { openSql } from '../helpers/sql.ts';
@@ -52,6 +52,9 @@ describe('silence', () => {
     const listed = JSON.parse((await cli(['silence', 'list', '--json'])).stdout) as Array<Record<string, unknown>>;
     expect(listed).toEqual([{ id, matchers: { rule: 'edge-*', entity: `${muted.slice(0, 4)}*` }, starts_at: expect.any(String), ends_at: expect.any(String), comment: 'working on it', created_by: 'ann' }]);
     expect(Date.parse(listed[0]!.ends_at as string) - Date.parse(listed[0]!.starts_at as string)).toBe(2 * 3_600_000);
+    // The status page's API lists it as active.
+    const api = await getJson(`${daemon.url}api/silences`);
+    expect(api.body.silences).toEqual(listed);
 
     scene.sandbox.world.updateEvent(muted, { edge_pp: 15 });
     const alerts = await waitFor('the silenced alert', async () => {
