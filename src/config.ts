@@ -48,10 +48,12 @@ const EnvSchema = z.object({
   EDGEWATCH_MAX_PAGES: z.coerce.number().int().min(1).default(2000),
   /** Largest response body accepted from the API, in MB; a larger one fails that request without retry. */
   EDGEWATCH_MAX_RESPONSE_MB: z.coerce.number().positive().default(32),
+  /** Agent questions (`explain`) asked per UTC day, all rules together. */
+  EDGEWATCH_AGENT_DAILY_LIMIT: z.coerce.number().int().min(0).default(50),
 });
 
 /** Variables of the contract that nothing reads yet: known, so that setting one is not reported as a typo. */
-const NOT_YET_READ = ['EDGEWATCH_POLL_MARKETS', 'EDGEWATCH_AGENT_DAILY_LIMIT'];
+const NOT_YET_READ = ['EDGEWATCH_POLL_MARKETS'];
 
 const PREFIX = 'EDGEWATCH_';
 
@@ -109,6 +111,8 @@ export interface Config {
   maxPages: number;
   /** EDGEWATCH_MAX_RESPONSE_MB in bytes (1 MB = 1024 * 1024 bytes). */
   maxResponseBytes: number;
+  /** Agent questions (`explain`) per UTC day, all rules together. */
+  agentDailyLimit: number;
   /** Problems that do not stop a start (unknown variables), for the command to report. */
   warnings: readonly string[];
   /** The environment as read, for `${NAME}` in rule files. */
@@ -151,6 +155,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     snapshotRetentionMs: e.EDGEWATCH_SNAPSHOT_RETENTION,
     maxPages: e.EDGEWATCH_MAX_PAGES,
     maxResponseBytes: Math.floor(e.EDGEWATCH_MAX_RESPONSE_MB * 1024 * 1024),
+    agentDailyLimit: e.EDGEWATCH_AGENT_DAILY_LIMIT,
     warnings: Object.freeze(unknownVariableWarnings(env)),
     env: Object.freeze({ ...env }),
   });

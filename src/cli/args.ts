@@ -16,6 +16,8 @@ export interface CommandSpec {
   summary: string;
   /** Names of the positional arguments, all required. */
   positionals: readonly string[];
+  /** Names of positional arguments that may follow the required ones. */
+  optionalPositionals?: readonly string[];
   options: Readonly<Record<string, OptionSpec>>;
 }
 
@@ -67,6 +69,22 @@ export const COMMAND_SPECS = {
     summary: 'send every pending digest now',
     positionals: [],
     options: { flush: { type: 'boolean', help: 'send every pending digest now (required)' } },
+  },
+  silence: {
+    synopsis: 'add|list|expire [<id>] [--rule NAME] [--entity KEY] [--source S] [--for D | --until ISO] [--comment TEXT] [--by NAME] [--json]',
+    summary: 'mute alerts for a while: add one, list them, expire one',
+    positionals: ['action'],
+    optionalPositionals: ['id'],
+    options: {
+      rule: { type: 'string', value: 'NAME', help: 'add: alerts of this rule (* matches any run of characters)' },
+      entity: { type: 'string', value: 'KEY', help: 'add: alerts of this entity (glob)' },
+      source: { type: 'string', value: 'S', help: 'add: alerts of this source (glob)' },
+      for: { type: 'string', value: 'D', help: 'add: for this long from now (30m, 2h, 1d)' },
+      until: { type: 'string', value: 'ISO', help: 'add: until this time (ISO 8601, e.g. 2026-11-22T08:00:00Z)' },
+      comment: { type: 'string', value: 'TEXT', help: 'add: why' },
+      by: { type: 'string', value: 'NAME', help: 'add: who made it (default $USER)' },
+      json: { type: 'boolean', help: 'list: print a JSON array' },
+    },
   },
   sandbox: {
     synopsis: '[--port P]',
@@ -154,7 +172,8 @@ function parseCommandArgs(name: CommandName, args: readonly string[]): CommandLi
       return fail(`option ${token.rawName} needs a value (${placeholder})`);
     }
   }
-  if (positionals.length > spec.positionals.length) return fail(`unexpected argument ${positionals[spec.positionals.length]} ${usage}`);
+  const most = spec.positionals.length + (spec.optionalPositionals?.length ?? 0);
+  if (positionals.length > most) return fail(`unexpected argument ${positionals[most]} ${usage}`);
   const missing = spec.positionals.slice(positionals.length);
   if (missing.length > 0) return fail(`missing ${missing.map((p) => `<${p}>`).join(' ')} ${usage}`);
   delete values.help;

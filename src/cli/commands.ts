@@ -148,7 +148,8 @@ const alerts: Command = {
       const row = await tableRows();
       if (rows.length === 0) out('no alerts yet');
       for (const alert of rows) {
-        row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
+        const resolved = alert.resolved_at ? `  (resolved ${alert.resolved_at})` : '';
+        row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}${resolved}`);
         for (const d of alert.deliveries) {
           const error = d.last_error ? `  last error: ${d.last_error}` : '';
           row(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
@@ -207,4 +208,48 @@ const run: Command = {
   },
 };
 
-export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };
+const silence: Command = {
+  async run({ values, positionals, config }) {
+    const [action, id] = positionals;
+    const fail = (message: string): number => {
+      err(`edgewatch silence ${action ?? ''}: ${message}`.replace('silence : ', 'silence: '));
+      return 2;
+    };
+    if (action !== 'add' && action !== 'list' && action !== 'expire') return fail(`unknown action ${action ?? ''} (add, list or expire)`);
+    if (action === 'expire' && id === undefined) return fail('missing <id> (usage: edgewatch silence expire <id>)');
+    if (action !== 'expire' && id !== undefined) return fail(`unexpected argument ${id}`);
+    const { silenceFromArgs, silenceLine, RECENTLY_EXPIRED_MS } = await import('./silence.ts');
+    const now = new Date();
+    // Judged before the database is opened: bad arguments store nothing.
+    const made = action === 'add' ? silenceFromArgs(values, now, config.env.USER) : undefined;
+    if (made && 'error' in made) return fail(made.error);
+    const { openConfiguredStore } = await import('../service/app.ts');
+    const { expireSilence, insertSilence, silencesEndingAfter } = await import('../store/index.ts');
+    const store = await openConfiguredStore(config, { readonly: action === 'list' });
+    try {
+      if (made) {
+        await insertSilence(store, made.silence, now);
+        out(made.silence.id);
+        return 0;
+      }
+      if (action === 'expire') {
+        if (!(await expireSilence(store, id!, now))) return fail(`no active silence ${id} (see edgewatch silence list)`);
+        out(`silence ${id} expired`);
+        return 0;
+      }
+      const listed = await silencesEndingAfter(store, new Date(now.getTime() - RECENTLY_EXPIRED_MS));
+      if (values.json) {
+        json(listed.map(({ id: sid, matchers, starts_at, ends_at, comment, created_by }) => ({ id: sid, matchers, starts_at, ends_at, comment, created_by })));
+        return 0;
+      }
+      const row = await tableRows();
+      if (listed.length === 0) out('no silences (add one with: edgewatch silence add --rule NAME --for 2h)');
+      for (const s of listed) row(silenceLine(s, now));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox, silence };

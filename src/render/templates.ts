@@ -22,6 +22,8 @@ export interface TemplateSet {
   get(path: string): Template[] | undefined;
   /** Renders parsed templates with the output escaping of a kind, failing after `limitMs`. */
   render(templates: Template[], scope: object, mode: EscapeMode, limitMs: number): string;
+  /** Parses a template written elsewhere (a rule's `explain.ask`) with this set's engine. */
+  parse(text: string, name: string): Template[];
 }
 
 export type CompileResult = { ok: true; set: TemplateSet } | { ok: false; problems: RuleProblem[] };
@@ -193,6 +195,7 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
     dir,
     names: () => new Set(names),
     get: (path) => parsed.get(path),
+    parse: (text, name) => engine.parse(text, name),
     render(templates, scope, mode, limitMs) {
       const globals = {};
       escapeModes.set(globals, mode);
@@ -288,6 +291,18 @@ export function renderAlert(set: TemplateSet, alert: Alert, kind: TemplateKind, 
   ];
   const { templates } = resolve(set, candidates);
   return tidy(set.render(templates, { alert, view: alertView(alert) }, ESCAPE_BY_KIND[kind], RENDER_LIMIT_MS), kind);
+}
+
+/**
+ * An agent question (`explain.ask`) for an alert: the template sees the alert's view at its top
+ * level (`title`, `summary`, `entity`, ...), `from` and `to` (the trigger field's change,
+ * formatted) and `alert`. Plain text, one line.
+ */
+export function renderQuestion(set: TemplateSet, ask: string, alert: Alert): string {
+  const view = alertView(alert);
+  const [first] = view.changes;
+  const scope = { ...view, from: first?.from ?? '', to: first?.to ?? '', alert, view };
+  return set.render(set.parse(ask, 'explain.ask'), scope, 'plain', RENDER_LIMIT_MS).replace(/\s+/g, ' ').trim();
 }
 
 /** Renders a digest for a kind: `<name>.digest.<kind>.liquid` when named, else `default/digest.<kind>.liquid`. */

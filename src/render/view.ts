@@ -49,6 +49,8 @@ export interface AlertView {
   /** HTML from the API (rich text); only ever output through `safe_html` or `to_text`. */
   richtext?: string;
   link?: string;
+  /** The research agent's cited answer (`explain`), when there is one; citations only with http(s) links. */
+  explanation?: { agent: string; text: string; citations: Array<{ order: number; name: string; url: string }> };
 }
 
 export interface DigestView {
@@ -297,6 +299,10 @@ export function alertView(alert: Alert): AlertView {
   if (takeaway !== undefined) view.takeaway = takeaway;
   if (richtext !== undefined) view.richtext = richtext;
   if (link !== undefined) view.link = link;
+  if (alert.explanation) {
+    const { agent, text, citations } = alert.explanation;
+    view.explanation = { agent, text, citations: citations.filter((c) => httpUrl(c.url) !== undefined) };
+  }
   return view;
 }
 

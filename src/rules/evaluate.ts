@@ -13,6 +13,8 @@ export interface Evaluation {
   fired: boolean;
   /** The trigger condition was met, reported or not. */
   triggered: boolean;
+  /** A crosses rule re-armed: its condition cleared (an open alert resolves). */
+  rearmed: boolean;
   /** Why a triggered firing was not reported. */
   suppressed?: 'filter' | 'cooldown';
   /** The memory to store for this rule and entity. */
@@ -50,7 +52,8 @@ export function evaluate(
     triggered = fires(trigger, prev, curr);
   }
 
-  if (!triggered) return { fired: false, triggered: false, state: { armed, lastFiredAt: before.lastFiredAt }, changes: [], summary: '' };
+  const rearmed = !before.armed && armed;
+  if (!triggered) return { fired: false, triggered: false, rearmed, state: { armed, lastFiredAt: before.lastFiredAt }, changes: [], summary: '' };
 
   let suppressed: Evaluation['suppressed'];
   if (!matchesFilter(rule.filter, curr)) suppressed = 'filter';
@@ -59,6 +62,7 @@ export function evaluate(
   return {
     fired,
     triggered: true,
+    rearmed: false,
     ...(suppressed ? { suppressed } : {}),
     state: { armed, lastFiredAt: fired ? now.toISOString() : before.lastFiredAt },
     changes: changesFor(trigger, prev, curr),
@@ -67,15 +71,15 @@ export function evaluate(
 }
 
 /** A crosses rule starts armed unless the previous value is already beyond; others are always armed. */
-function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
+export function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
   if (trigger.type !== 'crosses' || prev === undefined) return true;
   const value = asNumber(getPath(prev, trigger.field));
   return value === undefined || !isBeyond(trigger, value);
 }
 
-type Crosses = Extract<Trigger, { type: 'crosses' }>;
+export type Crosses = Extract<Trigger, { type: 'crosses' }>;
 
-function isBeyond(trigger: Crosses, value: number): boolean {
+export function isBeyond(trigger: Crosses, value: number): boolean {
   const x = trigger.abs ? Math.abs(value) : value;
   return trigger.above !== undefined ? x > trigger.above : trigger.below !== undefined && x < trigger.below;
 }
@@ -97,6 +101,8 @@ function crossesStep(trigger: Crosses, armed: boolean, raw: unknown): { fired: b
 
 function fires(trigger: Exclude<Trigger, Crosses>, prev: Snapshot | undefined, curr: Snapshot): boolean {
   if (trigger.type === 'new') return prev === undefined;
+  // Judged against the clock by the planner's timers, not by a change.
+  if (trigger.type === 'overdue') return false;
   const before = prev === undefined ? undefined : getPath(prev, trigger.field);
   const after = getPath(curr, trigger.field);
   switch (trigger.type) {
@@ -168,7 +174,7 @@ function ordinalLevel(order: readonly string[], value: unknown): number | undefi
   return index < 0 ? undefined : order.length - 1 - index;
 }
 
-function inCooldown(cooldownMs: number | undefined, lastFiredAt: string | null, now: Date): boolean {
+export function inCooldown(cooldownMs: number | undefined, lastFiredAt: string | null, now: Date): boolean {
   if (cooldownMs === undefined || lastFiredAt === null) return false;
   const last = Date.parse(lastFiredAt);
   return Number.isFinite(last) && now.getTime() - last < cooldownMs;

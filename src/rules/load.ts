@@ -6,7 +6,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { CREDENTIAL_VARIABLES } from '../config.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { RuleProblem } from '../core/types.ts';
-import type { Channel, Rule } from './schema.ts';
+import type { Channel, HealthSettings, Rule } from './schema.ts';
 import { checkAcrossFiles, parseRuleFileDetail, type RuleContext } from './parse.ts';
 
 export interface RuleSet {
@@ -16,6 +16,8 @@ export interface RuleSet {
   rules: Rule[];
   /** Every problem; the set is valid when there is none. */
   problems: RuleProblem[];
+  /** Source health notices, when a file declares `health`. */
+  health?: HealthSettings;
 }
 
 const RULE_FILE = /\.ya?ml$/i;
@@ -30,6 +32,7 @@ export function combineRuleFiles(files: ReadonlyArray<{ file: string; text: stri
     channels: new Map(combined.channels.map((channel) => [channel.name, channel])),
     rules: combined.rules,
     problems: combined.problems,
+    ...(combined.health ? { health: combined.health } : {}),
   };
 }
 

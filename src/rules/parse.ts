@@ -7,6 +7,7 @@ import { SOURCES } from '../core/types.ts';
 import { editDistance } from '../core/suggest.ts';
 import { isRecord } from '../core/values.ts';
 import { checkField, ordinalOrder, type FieldKind } from './fields.ts';
+import { RELATED_SOURCES } from './inhibit.ts';
 import { createLocator, describeValue, formatPath, fromZodIssues, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
 import {
   CHANNEL_KEYS,
@@ -15,8 +16,13 @@ import {
   FILTER_OPERATORS,
   headerNameProblem,
   headerValueProblem,
+  ExplainSchema,
+  HealthSchema,
+  QuietSchema,
   RULE_KEYS,
   RuleSchema,
+  UnlessSchema,
+  type HealthSettings,
   TopLevelSchema,
   TRIGGER_KEYS,
   TriggerSchema,
@@ -40,6 +46,8 @@ export interface ParsedRules {
   channels: Channel[];
   rules: Rule[];
   problems: RuleProblem[];
+  /** Source health notices (`health:`), when a file declares them. */
+  health?: HealthSettings;
 }
 
 /** A located name, for the checks across files. */
@@ -58,6 +66,8 @@ export interface ParsedRuleFileDetail extends ParsedRules {
   ruleNames: NameAt[];
   /** Every channel name in a `notify` list (the name is the channel's). */
   notifyRefs: Array<NameAt & { rule: string }>;
+  /** The file's `health`, where it is written and the channels it names. */
+  healthAt?: Position & { settings: HealthSettings | undefined; notifyRefs: NameAt[] };
 }
 
 /** Parses one rule file; names and notify references are checked within this file alone. */
@@ -165,6 +175,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
           if (channel) channels.push({ base, channel });
         }
       }
+      if (raw.health !== undefined) detail.healthAt = parseHealth(raw.health, position, issues);
       if (Array.isArray(raw.rules)) {
         raw.rules.forEach((value, index) => {
           const base = ['rules', index];
@@ -259,9 +270,25 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
       rules.push(rule);
     }
   }
+  let health: HealthSettings | undefined;
+  let healthFirst: string | undefined;
+  for (const parsed of files) {
+    const at = parsed.healthAt;
+    if (at === undefined) continue;
+    if (healthFirst !== undefined) {
+      problems.push(problemAt(parsed.file, at, `health is already declared at ${healthFirst} (one file declares it)`));
+      continue;
+    }
+    healthFirst = `${parsed.file}:${at.line}:${at.column}`;
+    for (const ref of at.notifyRefs) {
+      if (!firstChannel.has(ref.name)) problems.push(problemAt(parsed.file, ref, `health: unknown channel "${ref.written}" in notify${didYouMean(ref.name, declared)}${channelList}`));
+    }
+    if (at.settings && at.settings.notify.every((name) => channels.has(name))) health = at.settings;
+  }
+
   const order = new Map(files.map((f, i) => [f.file, i]));
   problems.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0) || a.line - b.line || a.column - b.column);
-  return { channels: [...channels.values()], rules, problems };
+  return { channels: [...channels.values()], rules, problems, ...(health ? { health } : {}) };
 }
 
 /** `file:line:column: message` */
@@ -271,6 +298,30 @@ export function formatProblem(problem: RuleProblem): string {
 
 function problemAt(file: string, at: Position, message: string): RuleProblem {
   return { file, line: at.line, column: at.column, message };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health
+
+function parseHealth(value: unknown, position: (path: IssuePath, at?: 'key' | 'value') => Position, issues: Issue[]): NonNullable<ParsedRuleFileDetail['healthAt']> {
+  const base = ['health'];
+  const parsed = HealthSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    issues.push(
+      ...fromZodIssues(parsed.error.issues, {
+        base,
+        label: 'health',
+        unknownKey: (key) => `unknown key "${key}" in health (its keys: ${Object.keys(HealthSchema.shape).join(', ')})`,
+      }),
+    );
+  }
+  const notifyRefs: NameAt[] = [];
+  if (isRecord(value) && Array.isArray(value.notify)) {
+    value.notify.forEach((name, i) => {
+      if (typeof name === 'string') notifyRefs.push({ name, written: name, ...position([...base, 'notify', i]) });
+    });
+  }
+  return { ...position(base, 'key'), settings: parsed.data, notifyRefs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +346,10 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
       ...fromZodIssues(parsed.error.issues, {
         base,
         label,
-        unknownKey: (key) => `unknown key "${key}" in a ${String(type)} channel (its keys: ${keysOf(CHANNEL_KEYS, type)})`,
+        unknownKey: (key, path) =>
+          path[0] === 'quiet'
+            ? `unknown key "${key}" in quiet (its keys: ${Object.keys(QuietSchema.shape).join(', ')})`
+            : `unknown key "${key}" in a ${String(type)} channel (its keys: ${keysOf(CHANNEL_KEYS, type)})`,
       }),
     );
     return undefined;
@@ -331,11 +385,33 @@ function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleCont
       if (!check.ok) issues.push({ path: [...base, 'filter', field], at: 'key', message: `${label}: filter: ${check.message}` });
     }
   }
+  if (source !== undefined && Array.isArray(value.unless)) checkUnless(value.unless, source, [...base, 'unless'], label, issues);
   if (typeof value.template === 'string' && value.template !== '' && !ctx.templates.has(value.template)) {
     const known = ctx.templates.size > 0 ? `templates: ${[...ctx.templates].sort().join(', ')}` : 'there are no templates';
     issues.push({ path: [...base, 'template'], message: `${label}: unknown template ${JSON.stringify(value.template)} (${known})` });
   }
   return parsed.data;
+}
+
+/** `unless` entries: their source can be related to the rule's by event, and their filter's fields exist. */
+function checkUnless(entries: unknown[], source: SourceName, base: IssuePath, label: string, issues: Issue[]): void {
+  entries.forEach((entry, i) => {
+    if (!isRecord(entry)) return;
+    const other = isOneOf(entry.source, SOURCES) ? entry.source : undefined;
+    if (other !== undefined && other !== source && (!RELATED_SOURCES.has(source) || !RELATED_SOURCES.has(other))) {
+      const related = [...RELATED_SOURCES].join(', ');
+      issues.push({
+        path: [...base, i, 'source'],
+        message: `${label}: unless[${i}]: source ${other} cannot be related to ${source} (sources are related by event ticker: ${related})`,
+      });
+    }
+    if (isRecord(entry.filter)) {
+      for (const field of Object.keys(entry.filter)) {
+        const check = checkField(other ?? source, field);
+        if (!check.ok) issues.push({ path: [...base, i, 'filter', field], at: 'key', message: `${label}: unless[${i}]: filter: ${check.message}` });
+      }
+    }
+  });
 }
 
 /** The rule's own problems first, then its trigger's, then its filter's, as they have always been listed. */
@@ -345,6 +421,8 @@ function ownKeysFirst(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
 }
 
 const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
+const EXPLAIN_KEYS = Object.keys(ExplainSchema.in.shape);
+const UNLESS_KEYS = Object.keys(UnlessSchema.shape);
 
 /** The message for an unknown key at `path` of a rule (its digest, trigger or filter, or itself). */
 function unknownRuleKey(key: string, path: IssuePath, rule: Record<string, unknown>): string {
@@ -358,6 +436,11 @@ function unknownRuleKey(key: string, path: IssuePath, rule: Record<string, unkno
         ? `trigger: ${key} is only for crosses triggers (a ${type} trigger has ${keys})`
         : `trigger: unknown key "${key}" in a ${type} trigger (it has ${keys})`;
     }
+    case 'explain':
+      return `explain: unknown key "${key}"${didYouMean(key, EXPLAIN_KEYS)} (its keys: ${EXPLAIN_KEYS.join(', ')})`;
+    case 'unless':
+      if (path.length === 2) return `${formatPath(path)}: unknown key "${key}" (an unless entry has ${UNLESS_KEYS.join(', ')})`;
+      return `${formatPath(path)}: unknown operator "${key}"${didYouMean(key, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`;
     case 'filter':
       return `${formatPath(path)}: unknown operator "${key}"${didYouMean(key, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`;
     default:
@@ -419,6 +502,11 @@ function checkTriggerField(trigger: Exclude<Trigger, { type: 'new' }>, source: S
     case 'changes':
     case 'appears':
       return;
+    case 'overdue': {
+      const due = checkField(source, trigger.due);
+      if (!due.ok) issues.push({ path: at('due'), message: `${label}: trigger: due: ${due.message}` });
+      return;
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // the context (environment, templates, the source's fields, other files) live in parse.ts.
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { parseDuration } from '../core/duration.ts';
+import { parseDuration, parseDurationOrZero } from '../core/duration.ts';
 import { SEVERITIES, SOURCES } from '../core/types.ts';
 import { isRecord } from '../core/values.ts';
 import type { TriggerType } from '../core/types.ts';
@@ -13,10 +13,21 @@ const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 export const TopLevelSchema = z.strictObject({
   channels: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(z.unknown()).nullish(),
+  health: z.unknown().optional(),
 });
 
 const Duration = z.unknown().transform((value, ctx) => {
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** A duration that may be zero (`0s`), in milliseconds. */
+const Duration0 = z.unknown().transform((value, ctx) => {
+  const ms = typeof value === 'string' ? parseDurationOrZero(value) : undefined;
   if (ms === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
     return z.NEVER;
@@ -130,13 +141,21 @@ const TRIGGER_OPTIONS = [
   }),
   z.strictObject({ type: z.literal('appears'), field }),
   z.strictObject({ type: z.literal('new') }),
+  z
+    .strictObject({ type: z.literal('overdue'), field, due: field, grace: Duration0.optional() })
+    .transform(({ grace, ...trigger }) => ({ ...trigger, graceMs: grace ?? 0 })),
 ] as const;
 
+/** The object schema of an option, under its transform when it has one. */
+function objectOf<T extends z.ZodObject | z.ZodPipe<z.ZodObject, z.ZodType>>(option: T): z.ZodObject {
+  return option instanceof z.ZodPipe ? option.in : option;
+}
+
 /** Every trigger type, in the order messages list them; alerts (core) name the same types. */
-const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => option.shape.type.value) satisfies TriggerType[];
+const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => (objectOf(option).shape.type as z.ZodLiteral<TriggerType>).value) satisfies TriggerType[];
 
 /** The keys of each trigger type, for messages. */
-export const TRIGGER_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(TRIGGER_OPTIONS);
+export const TRIGGER_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(TRIGGER_OPTIONS.map(objectOf) as unknown as ReadonlyArray<{ shape: { type: { value: string } } }>);
 
 export const TriggerSchema = z.discriminatedUnion('type', TRIGGER_OPTIONS, {
   error: typedMapError(TRIGGER_TYPES, { missingType: 'trigger: missing type', unknownType: 'unknown trigger type' }),
@@ -193,6 +212,23 @@ export const FilterSchema = z
 export type FilterClause = z.output<typeof FilterSchema>[number];
 
 const sourceList = SOURCES.join(', ');
+
+/** An `unless` entry: a filter on the entity's own snapshot, or on the same event's latest in `source`. */
+export const UnlessSchema = z.strictObject({
+  source: z.enum(SOURCES, { error: (issue) => `unknown source ${JSON.stringify(issue.input)} (${SOURCES.join(', ')})` }).optional(),
+  filter: FilterSchema,
+});
+export type UnlessEntry = z.output<typeof UnlessSchema>;
+
+/** `explain`: ask a research agent about the alert; `ask` is a template over the alert's view. */
+export const ExplainSchema = z
+  .strictObject({
+    agent: z.string().min(1),
+    ask: z.string().min(1),
+    timeout: Duration.optional(),
+  })
+  .transform(({ timeout, ...explain }) => ({ ...explain, timeoutMs: timeout ?? 30_000 }));
+export type Explain = z.output<typeof ExplainSchema>;
 const severityList = SEVERITIES.join(', ');
 
 /** One entry of `rules:`; durations come out in milliseconds (`cooldownMs`, `digest.windowMs`). */
@@ -212,8 +248,25 @@ export const RuleSchema = z
     cooldown: Duration.optional(),
     digest: DigestSchema.optional(),
     template: z.string().min(1).optional(),
+    for: Duration.optional(),
+    resolve: z.boolean().optional(),
+    unless: z.array(UnlessSchema).min(1).optional(),
+    explain: ExplainSchema.optional(),
   })
-  .transform(({ cooldown, ...rule }) => ({ ...rule, ...(cooldown === undefined ? {} : { cooldownMs: cooldown }) }));
+  .superRefine((rule, ctx) => {
+    // What each trigger supports (the trigger's own problems are reported by its schema).
+    if (rule.for !== undefined && rule.trigger.type !== 'crosses') {
+      ctx.addIssue({ code: 'custom', path: ['for'], message: `for (dwell) is only for crosses triggers, not ${rule.trigger.type}` });
+    }
+    if (rule.resolve && rule.trigger.type !== 'crosses' && rule.trigger.type !== 'overdue') {
+      ctx.addIssue({ code: 'custom', path: ['resolve'], message: `resolve is only for crosses and overdue triggers, not ${rule.trigger.type}` });
+    }
+  })
+  .transform(({ cooldown, for: dwell, ...rule }) => ({
+    ...rule,
+    ...(cooldown === undefined ? {} : { cooldownMs: cooldown }),
+    ...(dwell === undefined ? {} : { forMs: dwell }),
+  }));
 
 /** A rule as parsed, with where it is written (for messages). */
 export type Rule = z.output<typeof RuleSchema> & { file: string; line: number };
@@ -231,8 +284,33 @@ function isWebhookSecret(secret: string): boolean {
   return bytes.toString('base64') === match[1] && bytes.length >= 24 && bytes.length <= 64;
 }
 
+const CLOCK_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** Quiet hours of a channel: deliveries due inside the window wait until it ends (critical ones do not). */
+export const QuietSchema = z.strictObject({
+  from: z.string().regex(CLOCK_TIME, { error: (issue) => `not a time of day (write HH:MM, 00:00 to 23:59): ${describeValue(issue.input)}` }),
+  to: z.string().regex(CLOCK_TIME, { error: (issue) => `not a time of day (write HH:MM, 00:00 to 23:59): ${describeValue(issue.input)}` }),
+  timezone: z
+    .string()
+    .refine(isTimeZone, { error: (issue) => `unknown timezone ${JSON.stringify(issue.input)} (an IANA name such as Europe/London)` })
+    .default('UTC'),
+  days: z.array(z.enum(WEEKDAYS, { error: (issue) => `unknown day ${JSON.stringify(issue.input)} (${WEEKDAYS.join(', ')})` })).min(1).optional(),
+});
+export type Quiet = z.output<typeof QuietSchema>;
+
+/** A file's `health`: notices to these channels after `after` failed polls of a source in a row. */
+export const HealthSchema = z.strictObject({
+  notify: z.array(z.string().min(1)).min(1, { error: 'needs at least one channel' }),
+  after: z.number().int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }).default(3),
+});
+export type HealthSettings = z.output<typeof HealthSchema>;
+
+const quiet = { quiet: QuietSchema.optional() };
+
 const CHANNEL_OPTIONS = [
-  z.strictObject({ type: z.literal('slack'), channel: z.string().min(1) }),
+  z.strictObject({ type: z.literal('slack'), channel: z.string().min(1), ...quiet }),
   z.strictObject({
     type: z.literal('email'),
     to: z
@@ -245,6 +323,7 @@ const CHANNEL_OPTIONS = [
           }
         });
       }),
+    ...quiet,
   }),
   z.strictObject({
     type: z.literal('webhook'),
@@ -254,8 +333,9 @@ const CHANNEL_OPTIONS = [
       .refine(isWebhookSecret, { error: 'must be whsec_ followed by standard base64 of 24 to 64 bytes' })
       .optional(),
     headers: z.record(z.string(), z.string()).default({}),
+    ...quiet,
   }),
-  z.strictObject({ type: z.literal('console') }),
+  z.strictObject({ type: z.literal('console'), ...quiet }),
 ] as const;
 
 const CHANNEL_TYPES = CHANNEL_OPTIONS.map((option) => option.shape.type.value);

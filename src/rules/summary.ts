@@ -2,6 +2,7 @@
 //   Fed decision December: edge +12.3 pp crossed above 10 pp
 //   Acme (ACME) — Deliveries, Q3 2026: actual 1.2M appeared
 import { entityTitle } from '../core/entity-title.ts';
+import { formatDuration } from '../core/duration.ts';
 import { formatDelta, formatValue, oneLine } from '../core/format.ts';
 import type { Snapshot, SourceName } from '../core/types.ts';
 import { isRecord } from '../core/values.ts';
@@ -13,6 +14,19 @@ const NEW_NOUN: Record<SourceName, string> = { events: 'new event', kpis: 'new K
 
 export function summarize(rule: Rule, prev: Snapshot | undefined, curr: Snapshot): string {
   return `${entityTitle(rule.source, curr)}: ${what(rule, prev, curr)}`;
+}
+
+/** The one-line summary of a resolution: the condition of a crosses or overdue alert cleared. */
+export function summarizeResolution(rule: Rule, curr: Snapshot): string {
+  const { trigger } = rule;
+  const title = entityTitle(rule.source, curr);
+  if (trigger.type !== 'crosses' && trigger.type !== 'overdue') return `${title}: resolved`;
+  const shown = displayed(trigger.field, curr);
+  const value = truncate(oneLine(formatValue(shown.field, shown.value)));
+  if (trigger.type === 'overdue') return `${title}: resolved: ${shown.label} ${value} appeared`;
+  const threshold = trigger.above ?? trigger.below ?? 0;
+  const pp = trigger.field.endsWith('_pp') ? ' pp' : '';
+  return `${title}: resolved: ${shown.label} ${value} back within ${threshold}${pp}`;
 }
 
 function what(rule: Rule, prev: Snapshot | undefined, curr: Snapshot): string {
@@ -33,6 +47,11 @@ function what(rule: Rule, prev: Snapshot | undefined, curr: Snapshot): string {
     }
     case 'appears':
       return `${label} ${show(after)} appeared`;
+    case 'overdue': {
+      const due = getPath(curr, trigger.due);
+      const grace = trigger.graceMs > 0 ? ` + ${formatDuration(trigger.graceMs)}` : '';
+      return `${label} still missing past its due date ${truncate(oneLine(String(due)))}${grace}`;
+    }
     case 'moves': {
       const delta = formatDelta(shown.field, before, after);
       return `${label} ${show(before)} -> ${show(after)}${delta !== undefined ? ` (${delta})` : ''}`;

@@ -6,11 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { SOURCES, type SourceName } from '../core/types.ts';
-import { listSourceStates, openDigestBatches, outboxDepth, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
-import { connectApi, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
+import { activeSilences, listSourceStates, openDigestBatches, outboxDepth, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
+import { connectApi, dataClock, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import { pollSources, type PollSourcesOptions } from './cycle.ts';
 import { deliverNow } from './deliver.ts';
+import { createExplainer } from './explain.ts';
 import { assessHealth, isKeyRefused, type HealthReport, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -171,9 +172,10 @@ async function poll({ config, log, now, store, connection, rules, metrics }: Wir
     store,
     api: connection.api,
     rules: ruleSet.rules,
-    now,
+    now: dataClock(connection, now),
     reportsBudget: config.reportsBudget,
     sources: [source],
+    ...(ruleSet.health ? { health: ruleSet.health } : {}),
     onPoll: (event) => {
       metrics.pollDone(source, event.ok, event.durationMs);
       recordPoll(status, event, now());
@@ -196,9 +198,11 @@ async function poll({ config, log, now, store, connection, rules, metrics }: Wir
 
 
 /** One delivery pass with the running rules, recorded in the metrics and the log. */
-async function deliver({ config, log, now, store, rules, metrics }: Wiring, busyChannels: Set<string>, stopped: () => boolean): Promise<void> {
+async function deliver({ config, log, now, store, rules, metrics, connection }: Wiring, busyChannels: Set<string>, stopped: () => boolean): Promise<void> {
+  const explain = createExplainer({ api: connection.api, store, rules: rules.ruleSet.rules, templates: rules.templates, dailyLimit: config.agentDailyLimit, now, log });
   const report = await deliverNow(store, config, rules.ruleSet, rules.send, {
     now,
+    explain,
     busyChannels,
     stopping: stopped,
     onOutcome: (event) => {
@@ -220,6 +224,8 @@ function statusApi({ config, now, store, connection, rules }: Wiring, health: ()
     health,
     rules: () => ({ rules: rules.ruleSet.rules, loadedAt: rules.status.loadedAt, problems: rules.status.problems, lastReload: rules.status.lastReload }),
     apiDescription: connection.sandbox ? `built-in sandbox at ${connection.sandbox.url}` : withoutCredentials(config.apiUrl ?? ''),
+    activeSilences: async () =>
+      (await activeSilences(store, now())).map(({ id, matchers, starts_at, ends_at, comment, created_by }) => ({ id, matchers: { ...matchers }, starts_at, ends_at, comment, created_by })),
   });
 }
 

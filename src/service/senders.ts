@@ -12,13 +12,17 @@ import {
 } from '../notify/index.ts';
 import {
   describeRenderError,
+  noticeLine,
   renderConsoleLines,
   renderEmail,
+  renderEmailNotice,
   renderSlackDigest,
   renderSlackGroup,
   renderSlackMessage,
+  renderSlackNotice,
   webhookBody,
   webhookDigestBody,
+  webhookNoticeBody,
   type DigestMessage,
   type TemplateSet,
 } from '../render/index.ts';
@@ -55,8 +59,41 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
   const email = config.smtpUrl ? createEmailNotifier({ smtpUrl: config.smtpUrl, from: config.emailFrom }) : undefined;
   const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000, now: options.now ?? (() => new Date()) });
 
+  /** A notice (resolved, health) for the channel; the returned function sends it. */
+  function prepareNotice(channel: Channel, message: Extract<OutgoingMessage, { kind: 'notice' }>): () => Promise<DeliveryOutcome> {
+    const { notice, replyTo } = message;
+    const template = notice.kind === 'resolved' ? templateOf.get(notice.alert.rule) : undefined;
+    switch (channel.type) {
+      case 'console': {
+        const line = noticeLine(notice);
+        return () => consoleNotifier.send([line]);
+      }
+      case 'slack': {
+        if (!slack) return async () => unconfigured('SLACK_BOT_TOKEN');
+        const content = renderSlackNotice(notice);
+        if (notice.kind === 'resolved' && replyTo) {
+          // The alert's own message marked resolved in place, and the notice in its thread.
+          const original = renderSlackMessage(templates, notice.alert, template, { resolvedAt: notice.resolved_at });
+          return () => slack.send({ channel: channel.channel, ...content, update: { ref: replyTo, ...original }, replyIn: replyTo });
+        }
+        return () => slack.send({ channel: channel.channel, ...content });
+      }
+      case 'email': {
+        if (!email) return async () => unconfigured('SMTP_URL');
+        const content = renderEmailNotice(templates, notice, template);
+        const inReplyTo = notice.kind === 'resolved' ? notice.alert.id : undefined;
+        return () => email.send({ id: notice.id, to: channel.to, ...content, ...(inReplyTo ? { inReplyTo } : {}) });
+      }
+      case 'webhook': {
+        const body = webhookNoticeBody(notice);
+        return () => webhook.send({ url: channel.url, id: notice.id, body, secret: channel.secret, headers: channel.headers });
+      }
+    }
+  }
+
   /** Renders the message for the channel now; the returned function sends it. */
   function prepare(channel: Channel, message: OutgoingMessage): () => Promise<DeliveryOutcome> {
+    if (message.kind === 'notice') return prepareNotice(channel, message);
     const single: Alert | DigestMessage =
       message.kind === 'alert' ? message.alert : message.kind === 'digest' ? message.digest : asDigest(message);
     // A rule's `template:` names its alerts' templates and its digests' (`<name>.digest.<kind>`).
@@ -78,6 +115,9 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
             : message.kind === 'group'
               ? renderSlackGroup(templates, message.alerts)
               : renderSlackDigest(templates, message.digest, template);
+        // A generation run's later notices update its first message and reply in its thread.
+        const thread = message.kind === 'alert' ? message.threadRef : undefined;
+        if (thread) return () => slack.send({ channel: channel.channel, ...content, update: { ref: thread, ...content }, replyIn: thread });
         return () => slack.send({ channel: channel.channel, ...content });
       }
       case 'email': {

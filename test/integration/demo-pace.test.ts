@@ -9,7 +9,7 @@ import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { loadTemplates } from '../../src/render/index.ts';
 import { loadRules } from '../../src/rules/index.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { BUILT_IN_SANDBOX_SPEED } from '../../src/service/app.ts';
+import { BUILT_IN_SANDBOX_SPEED, dataClock } from '../../src/service/app.ts';
 import { pollSources } from '../../src/service/cycle.ts';
 import { SANDBOX_POLL_INTERVALS } from '../../src/service/daemon.ts';
 import { startGeneration } from '../../src/service/generate.ts';
@@ -50,7 +50,8 @@ it(`fires every trigger type of the example rules within ${MINUTES} real minutes
     // The researcher tries `edgewatch generate` once the demo runs.
     if (t === 60_000) await startOpenGeneration(store, api, sandbox, now);
     const due = SOURCES.filter((source: SourceName) => t % SANDBOX_POLL_INTERVALS[source] === 0);
-    const report = await pollSources({ store, api, rules, now: () => now, reportsBudget: 50, sources: due });
+    // The rules judge time (dwell, due dates) by the sandbox world's clock, as the daemon does.
+    const report = await pollSources({ store, api, rules, now: dataClock({ sandbox }, () => now), reportsBudget: 50, sources: due });
     expect(report.failures).toEqual([]);
     for (const alert of report.alerts) {
       const minute = perMinute[Math.floor(t / 60_000)]!;

@@ -170,6 +170,15 @@ export const alertsByTrigger: Record<Alert['trigger'], Alert> = {
   rises: risesAlert,
   appears: appearsAlert,
   new: newAlert,
+  overdue: {
+    ...appearsAlert,
+    id: '01JD3Z9K4M6X0T2Q8B7N5C1V9Z',
+    rule: 'kpi-overdue',
+    trigger: 'overdue',
+    summary: 'Netflix Paid subscribers Q3 2026: actual still missing past its due date 2026-10-17 + 1d',
+    changes: [{ field: 'actual', from: null, to: null }],
+    current: { ...kpiRow, actual: null },
+  },
 };
 
 /** An event whose API text tries to be markup. */

@@ -309,7 +309,7 @@ describe('webhook bodies', () => {
   it('an alert is exactly the contract', () => {
     const body = webhookBody(crossesAlert);
     const parsed = JSON.parse(body) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current']);
+    expect(Object.keys(parsed)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current', 'explanation']);
     expect(parsed).toMatchObject({ version: 1, type: 'alert', id: crossesAlert.id, changes: [{ field: 'edge_pp', from: 8.1, to: 12.3 }], current: crossesAlert.current });
     expect(webhookBody(crossesAlert)).toBe(body);
   });

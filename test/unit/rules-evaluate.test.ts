@@ -303,5 +303,5 @@ describe('a new entity (no previous snapshot)', () => {
 it('a rule that does not trigger keeps its cooldown memory and reports nothing', () => {
   const r = rule({ type: 'moves', field: 'edge_pp', by: 5, direction: 'any' });
   const result = evaluate(r, edge(1), edge(2), { armed: true, lastFiredAt: '2026-01-01T00:00:00.000Z' }, NOW);
-  expect(result).toEqual({ fired: false, triggered: false, state: { armed: true, lastFiredAt: '2026-01-01T00:00:00.000Z' }, changes: [], summary: '' });
+  expect(result).toEqual({ fired: false, triggered: false, rearmed: false, state: { armed: true, lastFiredAt: '2026-01-01T00:00:00.000Z' }, changes: [], summary: '' });
 });

@@ -63,7 +63,7 @@ const cases: Case[] = [
   { name: 'unknown top-level key', text: 'channels: {}\nrule: []\n', line: 2, column: 1, message: 'unknown top-level key "rule" (did you mean rules?) (a rule file has channels and rules)' },
   { name: 'rules not a list', text: 'rules:\n  name: x\n', line: 2, column: 3, message: 'rules: expected a list, got a map' },
   // Rules: keys and names
-  { name: 'unknown key in a rule', text: rule({ extra: ['    severty: warning'] }), line: 8, column: 5, message: 'rule "edge-rule": unknown key "severty" (did you mean severity?) (a rule has name, description, source, trigger, filter, notify, severity, cooldown, digest, template)' },
+  { name: 'unknown key in a rule', text: rule({ extra: ['    severty: warning'] }), line: 8, column: 5, message: 'rule "edge-rule": unknown key "severty" (did you mean severity?) (a rule has name, description, source, trigger, filter, notify, severity, cooldown, digest, template, for, resolve, unless, explain)' },
   { name: 'bad rule name', text: rule({ name: 'Edge_Rule' }), line: 4, column: 11, message: 'rule "Edge_Rule": name: bad rule name "Edge_Rule": use lower-case letters, digits and dashes' },
   { name: 'missing name', text: withRule('  - source: events', '    trigger: { type: new }', '    notify: [screen]'), line: 4, column: 5, message: 'rules[0]: missing name' },
   { name: 'wrong type', text: rule({ extra: ['    severity: [warning]'] }), line: 8, column: 15, message: /^rule "edge-rule": severity: unknown severity/ },
@@ -75,7 +75,7 @@ const cases: Case[] = [
   { name: 'bad cooldown', text: rule({ extra: ['    cooldown: 2 hours'] }), line: 8, column: 15, message: 'rule "edge-rule": cooldown: not a duration (write 30s, 15m, 2h, 1d): string "2 hours"' },
   { name: 'empty cooldown', text: rule({ extra: ['    cooldown:'] }), line: 8, column: 5, message: 'rule "edge-rule": cooldown: not a duration (write 30s, 15m, 2h, 1d): null' },
   // Triggers
-  { name: 'unknown trigger type', text: rule({ trigger: '{ type: crossed, field: edge_pp }' }), line: 6, column: 22, message: 'rule "edge-rule": unknown trigger type "crossed" (crosses, moves, flips, changes, drops, rises, appears, new)' },
+  { name: 'unknown trigger type', text: rule({ trigger: '{ type: crossed, field: edge_pp }' }), line: 6, column: 22, message: 'rule "edge-rule": unknown trigger type "crossed" (crosses, moves, flips, changes, drops, rises, appears, new, overdue)' },
   { name: 'missing trigger', text: withRule('  - name: x', '    source: events', '    notify: [screen]'), line: 4, column: 5, message: 'rule "x": missing trigger' },
   { name: 'crosses with both above and below', text: rule({ trigger: '{ type: crosses, field: edge_pp, above: 10, below: 2 }' }), line: 6, column: 14, message: 'rule "edge-rule": trigger: crosses needs exactly one of above and below' },
   { name: 'crosses with neither', text: rule({ trigger: '{ type: crosses, field: edge_pp }' }), line: 6, column: 14, message: 'rule "edge-rule": trigger: crosses needs exactly one of above and below' },
@@ -115,7 +115,7 @@ const cases: Case[] = [
   // Channels
   { name: 'unknown channel type', text: channel('  x:', '    type: pager'), line: 3, column: 11, message: 'channel "x": unknown channel type "pager" (slack, email, webhook, console)' },
   { name: 'channel without type', text: channel('  x: { to: [a@b.c] }'), line: 2, column: 6, message: 'channel "x": missing type (slack, email, webhook, console)' },
-  { name: 'unknown key in a channel', text: channel('  x:', '    type: console', '    colour: red'), line: 4, column: 5, message: 'channel "x": unknown key "colour" in a console channel (its keys: type)' },
+  { name: 'unknown key in a channel', text: channel('  x:', '    type: console', '    colour: red'), line: 4, column: 5, message: 'channel "x": unknown key "colour" in a console channel (its keys: type, quiet)' },
   { name: 'slack without SLACK_BOT_TOKEN', text: channel('  trading:', '    type: slack', '    channel: "#pm"'), line: 3, column: 11, message: 'channel "trading": slack needs SLACK_BOT_TOKEN' },
   { name: 'slack without channel', text: channel('  trading: { type: slack }'), ctx: { transports: { slack: true, email: false } }, line: 2, column: 12, message: 'channel "trading": missing channel' },
   { name: 'email without SMTP_URL', text: channel('  me:', '    type: email', '    to: [a@example.com]'), line: 3, column: 11, message: 'channel "me": email needs SMTP_URL' },
