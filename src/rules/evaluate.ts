@@ -67,7 +67,7 @@ export function evaluate(
 }
 
 /** A crosses rule starts armed unless the previous value is already beyond; others are always armed. */
-function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
+export function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
   if (trigger.type !== 'crosses' || prev === undefined) return true;
   const value = asNumber(getPath(prev, trigger.field));
   return value === undefined || !isBeyond(trigger, value);
@@ -75,7 +75,7 @@ function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
 
 type Crosses = Extract<Trigger, { type: 'crosses' }>;
 
-function isBeyond(trigger: Crosses, value: number): boolean {
+export function isBeyond(trigger: Crosses, value: number): boolean {
   const x = trigger.abs ? Math.abs(value) : value;
   return trigger.above !== undefined ? x > trigger.above : trigger.below !== undefined && x < trigger.below;
 }
@@ -178,7 +178,7 @@ function inCooldown(cooldownMs: number | undefined, lastFiredAt: string | null, 
  * The trigger field's change first, then the other changed top-level fields. For a new entity
  * only the trigger field is listed: everything else would be every field of the snapshot.
  */
-function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
+export function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
   const field = trigger.type === 'new' ? undefined : trigger.field;
   const own = field === undefined ? undefined : changedField(prev, curr, field);
   const first = own ? [own] : [];

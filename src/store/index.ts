@@ -11,10 +11,11 @@ export {
   listRuns,
   listAlerts,
   lastFiredByRule,
+  lastAlertOf,
   getMeta,
   setMeta,
 } from './repositories.ts';
 export type { AlertListing } from './repositories.ts';
-export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
+export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots, snapshotHistory } from './snapshots.ts';
 export { claimSends, closeDigestBatch, digestAlerts, dueSends, openDigestBatches, outboxDepth, settleSends } from './outbox.ts';
 export type { OpenBatch, Send, Settlement } from './outbox.ts';

@@ -154,6 +154,19 @@ export async function listAlerts(store: Store, limit: number): Promise<AlertList
   }));
 }
 
+/** The last alert of one rule for one entity. */
+export async function lastAlertOf(store: Store, rule: string, source: SourceName, entity: string): Promise<Pick<AlertsTable, 'id' | 'fired_at' | 'summary'> | undefined> {
+  return queryBuilder(store)
+    .selectFrom('alerts')
+    .select(['id', 'fired_at', 'summary'])
+    .where('rule', '=', rule)
+    .where('source', '=', source)
+    .where('entity', '=', entity)
+    .orderBy('fired_at', 'desc')
+    .orderBy(sql`rowid`, 'desc')
+    .executeTakeFirst();
+}
+
 /** When each rule last fired. */
 export async function lastFiredByRule(store: Store): Promise<Map<string, string>> {
   const rows = await queryBuilder(store)
