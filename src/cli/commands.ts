@@ -204,4 +204,64 @@ const run: Command = {
   },
 };
 
-export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };
+/** A repeatable option's values (`--rule a --rule b`). */
+const list = (value: OptionValues[string]): string[] => (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []);
+const text = (value: OptionValues[string]): string | undefined => (typeof value === 'string' ? value : undefined);
+
+const backtest: Command = {
+  async run({ values, config }) {
+    const { runBacktestCommand } = await import('../service/rehearse.ts');
+    return runBacktestCommand(config, {
+      rules: list(values.rule),
+      entities: list(values.entity),
+      days: text(values.days),
+      from: text(values.from),
+      to: text(values.to),
+      json: values.json === true,
+      printJson: json,
+      // A bar only for a person watching: none when standard error is piped or redirected.
+      progress: process.stderr.isTTY === true,
+      out: values.json ? out : await tableRows(),
+      err,
+    });
+  },
+};
+
+const test: Command = {
+  async run({ positionals, config }) {
+    const { runRuleTestsCommand } = await import('../service/rehearse.ts');
+    return runRuleTestsCommand(config, positionals, { out, err });
+  },
+};
+
+const why: Command = {
+  async run({ positionals, config }) {
+    const { runWhyCommand } = await import('../service/rehearse.ts');
+    const [rule, entity] = positionals as [string, string];
+    return runWhyCommand(config, rule, entity, { out: await tableRows(), err });
+  },
+};
+
+const render: Command = {
+  async run({ positionals, values, config }) {
+    const { runRenderCommand } = await import('../service/rehearse.ts');
+    return runRenderCommand(config, positionals[0]!, { channel: text(values.channel), entity: text(values.entity), out: await tableRows(), err });
+  },
+};
+
+const sendTest: Command = {
+  async run({ positionals, config }) {
+    const { runSendTestCommand } = await import('../service/rehearse.ts');
+    return runSendTestCommand(config, positionals[0]!, { out, err });
+  },
+};
+
+const schema: Command = {
+  async run() {
+    const { rulesJsonSchemaText } = await import('../rules/json-schema.ts');
+    process.stdout.write(rulesJsonSchemaText());
+    return 0;
+  },
+};
+
+export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox, backtest, why, test, render, 'send-test': sendTest, schema };

@@ -9,6 +9,7 @@ export { SLACK_GROUP_LIMIT, renderSlackDigest, renderSlackGroup, renderSlackMess
 export type { EmailContent } from './email.ts';
 export { renderEmail } from './email.ts';
 export type { WebhookAlertPayload, WebhookDigestPayload } from './webhook.ts';
-export { webhookAlertPayload, webhookBody, webhookDigestBody } from './webhook.ts';
+export { webhookAlertPayload, webhookBody, webhookDigestBody, webhookTestBody } from './webhook.ts';
 export { consoleLine, renderConsoleLines } from './console-line.ts';
 export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText, stripControl } from './escape.ts';
+export { sampleSnapshots, testAlert } from './sample.ts';
