@@ -106,7 +106,8 @@ export async function runBacktestCommand(config: Config, options: BacktestComman
         if (skipped) options.err(`edgewatch backtest: ${skipped}`);
       } else {
         for (const line of formatBacktest(result)) options.out(line);
-        if (skipped) options.out(`\n${skipped}`);
+        if (skipped) options.out('');
+        if (skipped) options.out(skipped);
       }
       return 0;
     } finally {
