@@ -49,8 +49,10 @@ const validate: Command = {
       err(`invalid templates: ${count(loaded.problems.length, 'problem')} in ${config.templatesDir}`);
       return 1;
     }
-    const { ruleSet } = loaded;
+    const { ruleSet, templates } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
+    // Valid, but likely mistakes: a filter value the API never writes, a variable a template is not given.
+    for (const warning of [...templates.warnings, ...ruleSet.warnings]) out(`warning: ${formatProblem(warning)}`);
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
       return 1;
