@@ -186,7 +186,7 @@ function unknownVariables(engine: Liquid, dir: string, path: string, templates: 
       const fields = typeof root === 'string' && Object.hasOwn(given, root) ? given[root] : undefined;
       let message: string | undefined;
       if (fields === undefined) message = `${what} is given ${Object.keys(given).join(' and ')}, not ${String(root)}`;
-      else if (typeof field === 'string' && !fields.includes(field)) message = `${root} has no ${field} (its fields: ${fields.join(', ')})`;
+      else if (typeof field === 'string' && !fields.includes(field)) message = `${String(root)} has no ${field} (its fields: ${fields.join(', ')})`;
       if (message === undefined) continue;
       const at = variable.location;
       problems.push({ file: join(dir, at.file ?? path), line: at.row, column: at.col, message: `"${variable.toString()}": ${message}` });

@@ -353,7 +353,7 @@ function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleCont
 
 /** The values a filter condition compares a field with for equality (`x`, `[x, y]`, eq, ne, in, not_in), with their paths. */
 function comparedValues(condition: unknown, path: IssuePath): Array<{ path: IssuePath; value: unknown }> {
-  const listed = (list: unknown, at: IssuePath) => (Array.isArray(list) ? list.map((value, i) => ({ path: [...at, i], value })) : []);
+  const listed = (list: unknown, at: IssuePath) => (Array.isArray(list) ? (list as unknown[]).map((value, i) => ({ path: [...at, i], value })) : []);
   if (Array.isArray(condition)) return listed(condition, path);
   if (!isRecord(condition)) return [{ path, value: condition }];
   return [

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { rulesJsonSchema, rulesJsonSchemaText } from '../../src/rules/json-schema.ts';
+import type { Json } from '../helpers/json.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -20,7 +21,7 @@ it('names the schema on the first line of every example rule file', () => {
 });
 
 it('describes what a person writes: strict keys, durations as text, a filter condition as a value, a list or operators', () => {
-  const schema = rulesJsonSchema() as any;
+  const schema = rulesJsonSchema() as Json;
   expect(schema.additionalProperties).toBe(false);
   const rule = schema.properties.rules.anyOf[0].items;
   expect(rule.additionalProperties).toBe(false);
@@ -31,7 +32,7 @@ it('describes what a person writes: strict keys, durations as text, a filter con
   const condition = rule.properties.filter.anyOf[0].additionalProperties;
   expect(condition.anyOf.map((option: { type: unknown }) => option.type)).toEqual([['string', 'number', 'boolean', 'null'], 'array', 'object']);
   expect(Object.keys(condition.anyOf[2].properties)).toEqual(['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'not_in', 'contains']);
-  expect(rule.properties.trigger.oneOf.map((t: any) => t.properties.type.const)).toEqual(['crosses', 'moves', 'flips', 'changes', 'drops', 'rises', 'appears', 'new']);
+  expect(rule.properties.trigger.oneOf.map((t: Json) => t.properties.type.const)).toEqual(['crosses', 'moves', 'flips', 'changes', 'drops', 'rises', 'appears', 'new']);
 });
 
 it('is what `edgewatch schema` prints', async () => {
