@@ -1,11 +1,13 @@
 // `backtest` and `test` as users call them: a history constructed on the sandbox, replayed through
 // the real planner by the command line; the same steps as a rule unit test agree; nothing is stored.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.ts';
-import { runCli, startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { BIN, runCli, startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/files.ts';
 
 const RULES = `
@@ -98,6 +100,18 @@ describe('backtest', () => {
       ...(rule!.alerts.length > 10 ? [`  ... and ${rule!.alerts.length - 10} more (--json lists them all)`] : []),
       '',
     ]);
+  });
+
+  it('shows a progress bar (cli-progress) when standard error is a terminal', async () => {
+    // `script` runs the command on a pseudo-terminal, as a person's shell would.
+    const command = [process.execPath, BIN, 'backtest', '--from', from, '--to', to, '--entity', ticker].map((arg) => `'${arg}'`).join(' ');
+    // Not spawnSync: the sandbox answering the command runs in this process.
+    const child = spawn('script', ['-qec', `${command} 2>&1 >/dev/null`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...scene.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const [status] = (await once(child, 'exit')) as [number | null];
+    expect(status).toBe(0);
+    expect(output).toMatch(/backtest \|[░█]+\| [01]\/1 events/);
   });
 
   it('skips and counts an event whose history answers 404', async () => {
