@@ -176,9 +176,16 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestRes
       }
     };
     let next = 0;
+    let failed = false;
     const worker = async (): Promise<void> => {
-      while (next < tickers.length) {
-        await replayEvent(tickers[next++]!);
+      // After a failure the other workers stop too: the command ends with that failure.
+      while (next < tickers.length && !failed) {
+        try {
+          await replayEvent(tickers[next++]!);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
         options.onProgress?.({ done: ++done });
       }
     };

@@ -71,8 +71,9 @@ export async function runBacktestCommand(config: Config, options: BacktestComman
   const checked = backtestRange(options, new Date());
   if (!checked.ok) return fail(checked.error, 2);
   const { ruleSet } = await requireRulesAndTemplates(config);
-  const eventsRules = ruleSet.rules.filter((rule) => rule.source === 'events');
-  let rules = eventsRules;
+  const { formatProblem } = await import('../rules/index.ts');
+  for (const problem of ruleSet.problems) options.err(`${formatProblem(problem)} (rule skipped)`);
+  let rules = ruleSet.rules.filter((rule) => rule.source === 'events');
   if (options.rules?.length) {
     rules = [];
     for (const name of options.rules) {
@@ -106,8 +107,7 @@ export async function runBacktestCommand(config: Config, options: BacktestComman
         if (skipped) options.err(`edgewatch backtest: ${skipped}`);
       } else {
         for (const line of formatBacktest(result)) options.out(line);
-        if (skipped) options.out('');
-        if (skipped) options.out(skipped);
+        if (skipped) for (const line of ['', skipped]) options.out(line);
       }
       return 0;
     } finally {
