@@ -7,7 +7,8 @@ import type { RuleState, Snapshot } from '../core/types.ts';
 import { evaluate, initiallyArmed, isBeyond, type Evaluation } from './evaluate.ts';
 import { matchesFilter } from './filter.ts';
 import { getPath } from './path.ts';
-import type { FilterClause, Rule, Trigger } from './schema.ts';
+import { filterInWords, thresholdOf, triggerField, triggerInWords } from './describe.ts';
+import type { Rule } from './schema.ts';
 
 export interface WhyInput {
   rule: Rule;
@@ -68,14 +69,6 @@ function show(value: unknown): string {
   return JSON.stringify(value);
 }
 
-type Crosses = Extract<Trigger, { type: 'crosses' }>;
-
-function crossesWords(t: Crosses): { fires: string; rearms: string } {
-  const abs = t.abs ? ' in absolute value' : '';
-  if (t.above !== undefined) return { fires: `above ${t.above}${abs}`, rearms: `${t.above - t.rearm} or less${abs}` };
-  return { fires: `below ${t.below}${abs}`, rearms: `${(t.below ?? 0) + t.rearm} or more${abs}` };
-}
-
 const verdictLines: WhyLines = ({ rule, entity, current, previous, last }) => {
   const on = `${rule.name} on ${entity}, at the snapshot stored ${current.at}`;
   if (previous === undefined || last === undefined) return [`${on}: the only snapshot stored, so nothing changed yet to judge (a source's first poll is a baseline).`];
@@ -87,50 +80,32 @@ const verdictLines: WhyLines = ({ rule, entity, current, previous, last }) => {
 
 const triggerLines: WhyLines = ({ rule, previous, current }) => {
   const t = rule.trigger;
-  if (t.type === 'new') return ['Trigger new: fires once, when the entity is first seen after its source\'s baseline.'];
-  const before = previous === undefined ? undefined : getPath(previous.data, t.field);
-  const after = getPath(current.data, t.field);
-  const values = `${t.field} was ${show(before)}, is ${show(after)}`;
-  switch (t.type) {
-    case 'crosses': {
-      const words = crossesWords(t);
-      const beyond = typeof after === 'number' && isBeyond(t, after);
-      return [`Trigger crosses: ${values}, ${beyond ? 'beyond' : 'within'} the threshold; it fires ${words.fires} and re-arms at ${words.rearms}.`];
-    }
-    case 'moves':
-      return [`Trigger moves: ${values}; it fires on a move of at least ${t.by} (${t.direction === 'any' ? 'either way' : t.direction}).`];
-    case 'flips':
-      return [`Trigger flips: ${values}; it fires when it turns${t.to === undefined ? ' true or false' : ` ${t.to}`}.`];
-    case 'changes':
-      return [`Trigger changes: ${values}; it fires when it changes${t.from === undefined ? '' : ` from ${show(t.from)}`}${t.to === undefined ? '' : ` to ${show(t.to)}`}.`];
-    case 'drops':
-    case 'rises': {
-      const bound = t.type === 'drops' ? t.to_at_most : t.to_at_least;
-      const limit = bound === undefined ? '' : `, to ${show(bound)} or ${t.type === 'drops' ? 'worse' : 'better'}`;
-      return [`Trigger ${t.type}: ${values}; it fires on a move ${t.type === 'drops' ? 'down' : 'up'} by at least ${t.by}${limit}.`];
-    }
-    case 'appears':
-      return [`Trigger appears: ${values}; it fires when it goes from absent or null to present.`];
+  const field = triggerField(t);
+  if (field === undefined) return [`Trigger: ${triggerInWords(t)}; it fires once, when the entity is first seen after its source's baseline.`];
+  const after = getPath(current.data, field);
+  const values = `${field} was ${previous === undefined ? 'not stored yet' : show(getPath(previous.data, field))}, is ${show(after)}`;
+  const threshold = thresholdOf(t);
+  if (t.type === 'crosses' && threshold) {
+    return [`Trigger: ${triggerInWords(t)}; ${values}, ${typeof after === 'number' && isBeyond(t, after) ? 'beyond' : 'within'} the threshold.`];
   }
+  return [`Trigger: ${triggerInWords(t)}; ${values}.`];
 };
 
 const armedLines: WhyLines = ({ rule, armed, armedSince, current }) => {
-  const t = rule.trigger;
-  if (t.type !== 'crosses') return [`Armed: always (only a crosses trigger disarms; a ${t.type} trigger judges every change).`];
+  const threshold = thresholdOf(rule.trigger);
+  const field = triggerField(rule.trigger);
+  if (!threshold || field === undefined) return [`Armed: always (only a crosses trigger disarms; a ${rule.trigger.type} trigger judges every change).`];
   const since = armedSince === undefined ? '' : `, since ${armedSince}`;
-  if (armed) return [`Armed: yes${since}: the next crossing ${crossesWords(t).fires} fires.`];
-  return [`Armed: no${since}: it re-arms once ${t.field} is back at ${crossesWords(t).rearms} (it is ${show(getPath(current.data, t.field))}).`];
+  if (armed) return [`Armed: yes${since}: the next crossing fires.`];
+  const level = `${threshold.abs ? 'the absolute value of ' : ''}${field} is at ${Math.round(threshold.rearmAt * 1e9) / 1e9} or ${threshold.side === 'above' ? 'less' : 'more'}`;
+  return [`Armed: no${since}: it re-arms once ${level} (it is ${show(getPath(current.data, field))}).`];
 };
-
-function describeClause(clause: FilterClause): string {
-  return clause.conditions.map(({ op, value }) => `${clause.field} ${op} ${Array.isArray(value) ? `[${value.map(show).join(', ')}]` : show(value)}`).join(' and ');
-}
 
 const filterLines: WhyLines = ({ rule, current }) => {
   if (rule.filter.length === 0) return ['Filter: none, so every entity is reported.'];
   return rule.filter.map((clause) => {
     const holds = matchesFilter([clause], current.data);
-    return `Filter ${describeClause(clause)}: ${holds ? 'holds' : 'does not hold'} (${clause.field} is ${show(getPath(current.data, clause.field))}).`;
+    return `Filter ${filterInWords([clause])}: ${holds ? 'holds' : 'does not hold'} (${clause.field} is ${show(getPath(current.data, clause.field))}).`;
   });
 };
 

@@ -3,6 +3,7 @@
 import type { Config } from '../config.ts';
 import { closestName } from '../core/suggest.ts';
 import { describeError } from '../core/errors.ts';
+import type { Snapshot } from '../core/types.ts';
 import type { Channel, Rule } from '../rules/index.ts';
 import type { RenderedMessage } from './senders.ts';
 import { connectApi, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
@@ -152,6 +153,9 @@ export async function runRuleTestsCommand(config: Config, files: readonly string
   return failed > 0 ? 1 : 0;
 }
 
+/** Stored snapshots `why` replays at most, the newest (retention keeps fewer unless it is long). */
+const WHY_HISTORY = 10_000;
+
 /** `why <rule> <entity>`: from the stored snapshots, memory and alerts (read only). */
 export async function runWhyCommand(config: Config, ruleName: string, entity: string, io: CommandIo): Promise<number> {
   const { ruleSet } = await requireRulesAndTemplates(config);
@@ -161,17 +165,19 @@ export async function runWhyCommand(config: Config, ruleName: string, entity: st
     return 1;
   }
   const { explainRule } = await import('../rules/explain.ts');
-  const { lastAlertOf, loadPlanInputs, snapshotHistory } = await import('../store/index.ts');
+  const { alertsOnEntity, entityHistory, entityRuleStates } = await import('../store/index.ts');
   const store = await openConfiguredStore(config, { readonly: true });
   try {
-    const history = await snapshotHistory(store, rule.source, entity);
-    if (history.length === 0) {
+    const stored = await entityHistory(store, rule.source, entity, WHY_HISTORY);
+    if (stored.length === 0) {
       io.err(`edgewatch why: unknown entity ${entity}: no ${rule.source} snapshot of it is stored (rule ${rule.name} is on ${rule.source})`);
       return 1;
     }
-    const { memory } = await loadPlanInputs(store, rule.source, [entity], { memory: true });
-    const lastAlert = await lastAlertOf(store, rule.name, rule.source, entity);
-    for (const line of explainRule({ rule, entity, history, memory: memory.get(entity)?.get(rule.name), lastAlert, now: new Date() })) io.out(line);
+    const history = stored.map((version) => ({ data: JSON.parse(version.data) as Snapshot, at: version.stored_at }));
+    const state = (await entityRuleStates(store, rule.source, entity)).find((row) => row.rule === rule.name);
+    const memory = state && { armed: state.armed === 1, lastFiredAt: state.last_fired_at };
+    const lastAlert = (await alertsOnEntity(store, rule.source, entity, [rule.name])).at(-1);
+    for (const line of explainRule({ rule, entity, history, memory, lastAlert, now: new Date() })) io.out(line);
     return 0;
   } finally {
     await store.close();
@@ -224,13 +230,15 @@ export async function runRenderCommand(config: Config, ruleName: string, options
     alert = previewAlert(rule, sample.key, sample.previous, sample.current, 2, new Date());
     options.out(`# ${rule.name}: a sample ${rule.source} snapshot (give --entity KEY for a stored one)`);
   } else {
-    const { snapshotHistory } = await import('../store/index.ts');
+    const { entityHistory } = await import('../store/index.ts');
     const store = await openConfiguredStore(config, { readonly: true });
-    const history = await snapshotHistory(store, rule.source, options.entity).finally(() => store.close());
-    const current = history.at(-1);
+    const versions = await entityHistory(store, rule.source, options.entity, 2).finally(() => store.close());
+    const current = versions.at(-1);
+    const previous = versions.length > 1 ? versions[0] : undefined;
     if (current === undefined) return fail(`unknown entity ${options.entity}: no ${rule.source} snapshot of it is stored`);
-    alert = previewAlert(rule, options.entity, history.at(-2)?.data, current.data, current.seq, new Date());
-    options.out(`# ${rule.name}: ${rule.source} ${options.entity}, its latest snapshot (stored ${current.at})`);
+    const data = (version: { data: string }): Snapshot => JSON.parse(version.data) as Snapshot;
+    alert = previewAlert(rule, options.entity, previous && data(previous), data(current), current.seq, new Date());
+    options.out(`# ${rule.name}: ${rule.source} ${options.entity}, its latest snapshot (stored ${current.stored_at})`);
   }
   const message = rule.digest ? { kind: 'digest' as const, digest: { id: alert.id, rule: rule.name, alerts: [alert], created_at: alert.fired_at } } : { kind: 'alert' as const, alert };
   for (const channel of channels as Channel[]) printRendered(options, channel, renderForChannel(templates, () => rule.template, channel, message));

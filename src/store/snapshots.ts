@@ -58,20 +58,6 @@ export async function latestSnapshots(store: Store, source: SourceName, keys: re
   return latest;
 }
 
-/** An entity's stored snapshots, oldest first, each with when it was stored (those pruned by the retention are gone). */
-export async function snapshotHistory(store: Store, source: SourceName, key: string): Promise<Array<{ seq: number; data: Snapshot; at: string }>> {
-  const db = queryBuilder(store);
-  const superseded = await db
-    .selectFrom('snapshots')
-    .select(['seq', 'data', 'stored_at as at'])
-    .where('source', '=', source)
-    .where('entity_key', '=', key)
-    .orderBy('seq')
-    .execute();
-  const latest = await db.selectFrom('entities').select(['seq', 'data', 'updated_at as at']).where('source', '=', source).where('entity_key', '=', key).executeTakeFirst();
-  return [...superseded, ...(latest ? [latest] : [])].map((row) => ({ seq: row.seq, data: JSON.parse(row.data) as Snapshot, at: row.at }));
-}
-
 /**
  * Applies a plan, and what its source learned with the page, in one transaction: the snapshots
  * (an entity's superseded latest moves to `snapshots`), the rules' memory, the alerts and their
