@@ -49,8 +49,10 @@ const validate: Command = {
       err(`invalid templates: ${count(loaded.problems.length, 'problem')} in ${config.templatesDir}`);
       return 1;
     }
-    const { ruleSet } = loaded;
+    const { ruleSet, templates } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
+    // Valid, but likely mistakes: a filter value the API never writes, a variable a template is not given.
+    for (const warning of [...templates.warnings, ...ruleSet.warnings]) out(`warning: ${formatProblem(warning)}`);
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
       return 1;
@@ -252,4 +254,64 @@ const silence: Command = {
   },
 };
 
-export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox, silence };
+/** A repeatable option's values (`--rule a --rule b`). */
+const list = (value: OptionValues[string]): string[] => (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []);
+const text = (value: OptionValues[string]): string | undefined => (typeof value === 'string' ? value : undefined);
+
+const backtest: Command = {
+  async run({ values, config }) {
+    const { runBacktestCommand } = await import('../service/rehearse.ts');
+    return runBacktestCommand(config, {
+      rules: list(values.rule),
+      entities: list(values.entity),
+      days: text(values.days),
+      from: text(values.from),
+      to: text(values.to),
+      json: values.json === true,
+      printJson: json,
+      // A bar only for a person watching: none when standard error is piped or redirected.
+      progress: process.stderr.isTTY === true,
+      out: values.json ? out : await tableRows(),
+      err,
+    });
+  },
+};
+
+const test: Command = {
+  async run({ positionals, config }) {
+    const { runRuleTestsCommand } = await import('../service/rehearse.ts');
+    return runRuleTestsCommand(config, positionals, { out, err });
+  },
+};
+
+const why: Command = {
+  async run({ positionals, config }) {
+    const { runWhyCommand } = await import('../service/rehearse.ts');
+    const [rule, entity] = positionals as [string, string];
+    return runWhyCommand(config, rule, entity, { out: await tableRows(), err });
+  },
+};
+
+const render: Command = {
+  async run({ positionals, values, config }) {
+    const { runRenderCommand } = await import('../service/rehearse.ts');
+    return runRenderCommand(config, positionals[0]!, { channel: text(values.channel), entity: text(values.entity), out: await tableRows(), err });
+  },
+};
+
+const sendTest: Command = {
+  async run({ positionals, config }) {
+    const { runSendTestCommand } = await import('../service/rehearse.ts');
+    return runSendTestCommand(config, positionals[0]!, { out, err });
+  },
+};
+
+const schema: Command = {
+  async run() {
+    const { rulesJsonSchemaText } = await import('../rules/json-schema.ts');
+    process.stdout.write(rulesJsonSchemaText());
+    return 0;
+  },
+};
+
+export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox, silence, backtest, why, test, render, 'send-test': sendTest, schema };

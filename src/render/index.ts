@@ -9,6 +9,7 @@ export { SLACK_GROUP_LIMIT, renderSlackDigest, renderSlackGroup, renderSlackMess
 export type { EmailContent } from './email.ts';
 export { renderEmail, renderEmailNotice } from './email.ts';
 export type { WebhookAlertPayload, WebhookDigestPayload, WebhookHealthPayload, WebhookResolvedPayload } from './webhook.ts';
-export { webhookAlertPayload, webhookBody, webhookDigestBody, webhookNoticeBody } from './webhook.ts';
+export { webhookAlertPayload, webhookBody, webhookDigestBody, webhookNoticeBody, webhookTestBody } from './webhook.ts';
 export { consoleLine, noticeLine, renderConsoleLines } from './console-line.ts';
 export { escapeHtml, escapeSlack, htmlToText, sanitizeRichText, stripControl } from './escape.ts';
+export { sampleSnapshots, testAlert } from './sample.ts';

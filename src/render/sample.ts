@@ -1,6 +1,7 @@
 // A sample alert and digest that `validate` renders every template against, so a template that
 // fails or runs too long is reported before any real alert meets it.
-import type { Alert } from '../core/types.ts';
+import { alertId } from '../core/alert-id.ts';
+import type { Alert, Snapshot, SourceName } from '../core/types.ts';
 import type { DigestMessage } from './types.ts';
 
 const SAMPLE_EVENT = {
@@ -38,4 +39,61 @@ export function sampleDigest(): DigestMessage {
   const first = sampleAlert();
   const second: Alert = { ...first, trigger: 'moves', id: '01SAMPLE0000000000000000AB', summary: 'Sample event: model probability up 7.3 pp' };
   return { id: '01SAMPLE0000000000000000DG', rule: 'sample-rule', alerts: [first, second], created_at: '2026-01-15T18:00:00Z' };
+}
+
+/** A sample entity of each source: its key, a previous and a current snapshot (`render` without --entity). */
+export function sampleSnapshots(source: SourceName): { key: string; previous: Snapshot; current: Snapshot } {
+  switch (source) {
+    case 'events':
+      return { key: SAMPLE_EVENT.event_ticker, previous: { ...SAMPLE_EVENT, edge_pp: 8.1, abs_edge_pp: 8.1, model_probability: 58.1, confidence_score: 5 }, current: { ...SAMPLE_EVENT } };
+    case 'kpis': {
+      const row = {
+        id: 'sample-kpi-event',
+        company_name: 'Sample Co',
+        company_ticker: 'SMPL',
+        kpi_name: 'Paid subscribers',
+        period_label: 'Q3 2026',
+        status: 'settled',
+        liquidity_tier: 'high',
+        near_settled: true,
+        market_implied: { value: 1_150_000, unit: 'subscribers', formatted: '1.15M' },
+        octagon_estimate_value: { value: 1_180_000, unit: 'subscribers', formatted: '1.18M' },
+        actual: { value: 1_200_000, unit: 'subscribers', formatted: '1.2M' },
+      };
+      return { key: row.id, previous: { ...row, status: 'active', near_settled: false, actual: null }, current: row };
+    }
+    case 'reports': {
+      const row = { ...SAMPLE_EVENT, venue: 'venuea', title: 'Sample event', run_id: '00000000-0000-4000-8000-000000000001', trust_score: 52, trust_label: 'Caution' };
+      return { key: `venuea/${SAMPLE_EVENT.event_ticker}`, previous: { ...row, trust_score: 71, trust_label: 'Good' }, current: row };
+    }
+    case 'runs': {
+      const row = {
+        run_id: '00000000-0000-4000-8000-000000000002',
+        status: 'completed',
+        venue: 'venuea',
+        event_ticker: SAMPLE_EVENT.event_ticker,
+        requested_url: SAMPLE_EVENT.event_url,
+        requested_at: '2026-01-15T17:50:00Z',
+        completed_at: '2026-01-15T18:00:00Z',
+      };
+      return { key: row.run_id, previous: { ...row, status: 'processing', completed_at: null }, current: row };
+    }
+  }
+}
+
+/** The message `send-test` sends: marked as a test in its title and summary, with an id of its own each time. */
+export function testAlert(channel: string, now: Date): Alert {
+  const entity = 'EDGEWATCH-TEST';
+  return {
+    id: alertId(`send-test\u0000${channel}\u0000${now.toISOString()}`),
+    rule: 'edgewatch-send-test',
+    severity: 'info',
+    source: 'events',
+    entity,
+    trigger: 'new',
+    fired_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    summary: `[TEST] edgewatch send-test: channel ${channel} is set up; this is a test message, not an alert`,
+    changes: [],
+    current: { event_ticker: entity, name: '[TEST] edgewatch send-test' },
+  };
 }

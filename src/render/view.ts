@@ -62,6 +62,23 @@ export interface DigestView {
   items: AlertView[];
 }
 
+/** Every field of an alert's view, of a digest's, and of the alert itself: what templates may name (`validate` warns of others). */
+const ALERT_VIEW_FIELDS: Record<keyof AlertView, true> = {
+  id: true, rule: true, entity: true, source: true, trigger: true, severity: true, severity_label: true, severity_icon: true, fired_at: true,
+  title: true, summary: true, headline: true, changes: true, facts: true, line: true, note: true, takeaway: true, richtext: true, link: true, explanation: true,
+};
+const DIGEST_VIEW_FIELDS: Record<keyof DigestView, true> = { id: true, rule: true, title: true, count: true, created_at: true, items: true };
+const ALERT_FIELDS: Record<keyof Alert, true> = {
+  id: true, rule: true, severity: true, source: true, entity: true, trigger: true, fired_at: true, summary: true, changes: true, current: true, explanation: true,
+};
+const DIGEST_FIELDS: Record<keyof DigestMessage, true> = { id: true, rule: true, alerts: true, created_at: true };
+
+/** The variables an alert template (or a digest template) is given, each with the fields it has. */
+export const TEMPLATE_VARIABLES = {
+  alert: { alert: Object.keys(ALERT_FIELDS), view: Object.keys(ALERT_VIEW_FIELDS) },
+  digest: { digest: Object.keys(DIGEST_FIELDS), view: Object.keys(DIGEST_VIEW_FIELDS) },
+} as const satisfies Record<string, Record<string, string[]>>;
+
 const SEVERITY_ICONS: Record<Severity, string> = { info: 'ℹ️', warning: '⚠️', critical: '🚨' };
 
 function str(value: unknown): string | undefined {

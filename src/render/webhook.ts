@@ -104,6 +104,11 @@ export function webhookBody(alert: Alert): string {
   return JSON.stringify(webhookAlertPayload(alert));
 }
 
+/** `send-test`'s body: an alert's fields with `type: "test"`, so that a receiver can tell it from an alert. */
+export function webhookTestBody(alert: Alert): string {
+  return JSON.stringify({ ...webhookAlertPayload(alert), type: 'test' });
+}
+
 export function webhookDigestBody(digest: DigestMessage): string {
   const payload: WebhookDigestPayload = {
     version: 1,

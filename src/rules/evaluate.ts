@@ -184,7 +184,7 @@ export function inCooldown(cooldownMs: number | undefined, lastFiredAt: string |
  * The trigger field's change first, then the other changed top-level fields. For a new entity
  * only the trigger field is listed: everything else would be every field of the snapshot.
  */
-function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
+export function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
   const field = trigger.type === 'new' ? undefined : trigger.field;
   const own = field === undefined ? undefined : changedField(prev, curr, field);
   const first = own ? [own] : [];

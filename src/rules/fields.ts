@@ -124,3 +124,37 @@ function closeness(a: string, b: string): number {
   if (a.length >= 3 && (b.includes(a) || a.includes(b))) return 1;
   return editDistance(a, b);
 }
+
+/**
+ * Values the API documents for a field (api/research-data.md). A complete list is every value the
+ * API writes; an open one (`series_category`: "such as politics, crypto, economics") shows how it
+ * spells them: in lower case.
+ */
+const EVENT_VALUES = {
+  series_category: { values: ['politics', 'crypto', 'economics'], complete: false },
+  eligibility_status: { values: ['open', 'paused', 'unopened', 'closed', 'settled', 'unknown'], complete: true },
+} as const;
+export const DOCUMENTED_VALUES: Readonly<Record<SourceName, Readonly<Record<string, { values: readonly string[]; complete: boolean }>>>> = {
+  events: EVENT_VALUES,
+  kpis: {
+    status: { values: ['active', 'settled'], complete: true },
+    signal: { values: ['above_market', 'in_line', 'below_market'], complete: true },
+    liquidity_tier: { values: ORDINAL_ORDERS.liquidity_tier!, complete: true },
+  },
+  reports: { ...EVENT_VALUES, trust_label: { values: ORDINAL_ORDERS.trust_label!, complete: true } },
+  runs: { status: { values: ['processing', 'completed', 'failed'], complete: true }, trust_label: { values: ORDINAL_ORDERS.trust_label!, complete: true } },
+};
+
+/**
+ * Why a filter value is not one the API writes for the field (a filter compares exactly, so it would
+ * never match), or undefined: outside a complete list, or spelled otherwise than an open list's.
+ */
+export function undocumentedValue(source: SourceName, field: string, value: unknown): string | undefined {
+  const documented = Object.hasOwn(DOCUMENTED_VALUES[source], field) ? DOCUMENTED_VALUES[source][field] : undefined;
+  if (documented === undefined || typeof value !== 'string' || documented.values.includes(value)) return undefined;
+  const sameLetters = documented.values.find((known) => known.toLowerCase() === value.trim().toLowerCase());
+  const listed = `${documented.values.join(', ')}${documented.complete ? '' : ', ...'}`;
+  if (!documented.complete && sameLetters === undefined && value === value.toLowerCase()) return undefined;
+  const hint = sameLetters !== undefined ? `: did you mean ${sameLetters}?` : documented.complete ? '' : ': the API writes it in lower case';
+  return `${JSON.stringify(value)} is not a value the API writes for ${field} (${listed})${hint} (a filter compares values exactly)`;
+}

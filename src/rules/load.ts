@@ -18,6 +18,8 @@ export interface RuleSet {
   problems: RuleProblem[];
   /** Source health notices, when a file declares `health`. */
   health?: HealthSettings;
+  /** What is valid but likely a mistake, for `validate` to print. */
+  warnings: RuleProblem[];
 }
 
 const RULE_FILE = /\.ya?ml$/i;
@@ -33,6 +35,7 @@ export function combineRuleFiles(files: ReadonlyArray<{ file: string; text: stri
     rules: combined.rules,
     problems: combined.problems,
     ...(combined.health ? { health: combined.health } : {}),
+    warnings: combined.warnings,
   };
 }
 
@@ -48,7 +51,7 @@ export async function loadRules(dir: string, ctx: RuleContext): Promise<RuleSet>
     names = (await readdir(dir)).filter((name) => RULE_FILE.test(name)).sort();
     realDir = await realpath(dir);
   } catch (error) {
-    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }] };
+    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }], warnings: [] };
   }
   const unreadable: RuleProblem[] = [];
   const files: Array<{ file: string; text: string }> = [];

@@ -6,7 +6,7 @@ import type { RuleProblem, SourceName } from '../core/types.ts';
 import { SOURCES } from '../core/types.ts';
 import { editDistance } from '../core/suggest.ts';
 import { isRecord } from '../core/values.ts';
-import { checkField, ordinalOrder, type FieldKind } from './fields.ts';
+import { checkField, ordinalOrder, undocumentedValue, type FieldKind } from './fields.ts';
 import { RELATED_SOURCES } from './inhibit.ts';
 import { createLocator, describeValue, formatPath, fromZodIssues, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
 import {
@@ -48,6 +48,8 @@ export interface ParsedRules {
   problems: RuleProblem[];
   /** Source health notices (`health:`), when a file declares them. */
   health?: HealthSettings;
+  /** What is valid but likely a mistake (a filter value the API never writes); `validate` prints them. */
+  warnings: RuleProblem[];
 }
 
 /** A located name, for the checks across files. */
@@ -119,7 +121,7 @@ function duplicateKeyOffsets(doc: Document): number[] {
 export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext): ParsedRuleFileDetail {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
-  const empty: ParsedRuleFileDetail = { file, channels: [], rules: [], problems: [], channelNames: [], ruleNames: [], notifyRefs: [] };
+  const empty: ParsedRuleFileDetail = { file, channels: [], rules: [], problems: [], warnings: [], channelNames: [], ruleNames: [], notifyRefs: [] };
   const yamlErrors = [
     ...doc.errors.map((error) => ({ offset: error.pos[0], message: error.message.split('\n')[0] })),
     ...duplicateKeyOffsets(doc).map((offset) => ({ offset, message: 'Map keys must be unique' })),
@@ -148,6 +150,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   /** The string at `path` as written in the file (differs from `value` when `${NAME}` expanded it). */
   const writtenAt = (path: IssuePath, value: string): string => substitution.expanded.get(pathKey(path))?.written ?? value;
   const issues: Issue[] = [];
+  const warnings: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];
   const position = createLocator(doc, lineCounter);
@@ -181,7 +184,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
           const base = ['rules', index];
           const name = isRecord(value) && typeof value.name === 'string' ? value.name : undefined;
           const writtenName = name === undefined ? `rules[${index}]` : writtenAt([...base, 'name'], name);
-          const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues);
+          const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues, warnings);
           if (!isRecord(value)) return;
           if (name !== undefined) detail.ruleNames.push({ name, written: writtenName, ...position([...base, 'name']) });
           if (Array.isArray(value.notify)) {
@@ -214,6 +217,11 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
       file,
       all.map((issue) => ({ ...issue, message: quoteAsWritten(issue, substitution.expanded) })),
     ),
+    warnings: toProblems(
+      position,
+      file,
+      warnings.map((issue) => ({ ...issue, message: quoteAsWritten(issue, substitution.expanded) })),
+    ),
   };
 }
 
@@ -229,6 +237,7 @@ const SUGGESTED_CHANNELS = 20;
  */
 export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): ParsedRules {
   const problems: RuleProblem[] = [];
+  const warnings = files.flatMap((parsed) => parsed.warnings);
   const firstChannel = new Map<string, string>();
   const firstRule = new Map<string, string>();
   for (const parsed of files) {
@@ -288,7 +297,7 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
 
   const order = new Map(files.map((f, i) => [f.file, i]));
   problems.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0) || a.line - b.line || a.column - b.column);
-  return { channels: [...channels.values()], rules, problems, ...(health ? { health } : {}) };
+  return { channels: [...channels.values()], rules, problems, warnings, ...(health ? { health } : {}) };
 }
 
 /** `file:line:column: message` */
@@ -361,7 +370,7 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
 // Rules
 
 /** `label` names the rule in messages: `rule "name"` as written, or `rules[2]`. */
-function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
+function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleContext, issues: Issue[], warnings: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
   if (!isRecord(value)) {
     issues.push({ path: base, message: `${label}: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
     return undefined;
@@ -380,9 +389,13 @@ function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleCont
     if (!check.ok) issues.push({ path: [...base, 'trigger', 'field'], message: `${label}: trigger: ${check.message}` });
   }
   if (source !== undefined && isRecord(value.filter)) {
-    for (const field of Object.keys(value.filter)) {
+    for (const [field, condition] of Object.entries(value.filter)) {
       const check = checkField(source, field);
       if (!check.ok) issues.push({ path: [...base, 'filter', field], at: 'key', message: `${label}: filter: ${check.message}` });
+      for (const { path, value: compared } of comparedValues(condition, [...base, 'filter', field])) {
+        const why = undocumentedValue(source, field, compared);
+        if (why) warnings.push({ path, message: `${label}: filter ${field}: ${why}` });
+      }
     }
   }
   if (source !== undefined && Array.isArray(value.unless)) checkUnless(value.unless, source, [...base, 'unless'], label, issues);
@@ -412,6 +425,17 @@ function checkUnless(entries: unknown[], source: SourceName, base: IssuePath, la
       }
     }
   });
+}
+
+/** The values a filter condition compares a field with for equality (`x`, `[x, y]`, eq, ne, in, not_in), with their paths. */
+function comparedValues(condition: unknown, path: IssuePath): Array<{ path: IssuePath; value: unknown }> {
+  const listed = (list: unknown, at: IssuePath) => (Array.isArray(list) ? (list as unknown[]).map((value, i) => ({ path: [...at, i], value })) : []);
+  if (Array.isArray(condition)) return listed(condition, path);
+  if (!isRecord(condition)) return [{ path, value: condition }];
+  return [
+    ...(['eq', 'ne'] as const).filter((op) => Object.hasOwn(condition, op)).map((op) => ({ path: [...path, op], value: condition[op] })),
+    ...(['in', 'not_in'] as const).flatMap((op) => listed(condition[op], [...path, op])),
+  ];
 }
 
 /** The rule's own problems first, then its trigger's, then its filter's, as they have always been listed. */

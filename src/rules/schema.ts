@@ -16,14 +16,18 @@ export const TopLevelSchema = z.strictObject({
   health: z.unknown().optional(),
 });
 
-const Duration = z.unknown().transform((value, ctx) => {
-  const ms = typeof value === 'string' ? parseDuration(value) : undefined;
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
-    return z.NEVER;
-  }
-  return ms;
-});
+const Duration = z
+  .unknown()
+  .transform((value, ctx) => {
+    const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
+      return z.NEVER;
+    }
+    return ms;
+  })
+  // What the JSON Schema of rule files (json-schema.ts) says of it.
+  .meta({ type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$', description: 'a duration: 30s, 15m, 2h, 1d' });
 
 /** A duration that may be zero (`0s`), in milliseconds. */
 const Duration0 = z.unknown().transform((value, ctx) => {
@@ -168,15 +172,17 @@ export const FILTER_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'no
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 // Operands as the filter compares them (any number, NaN included, as written).
-const numberOperand = z.custom<number>((value) => typeof value === 'number', {
-  error: (issue) => `expected a number, got ${describeValue(issue.input)}`,
-});
-const listOperand = z.custom<unknown[]>((value) => Array.isArray(value), {
-  error: (issue) => `expected a list, got ${describeValue(issue.input)}`,
-});
-const singleOperand = z.custom<string | number | boolean>((value) => ['string', 'number', 'boolean'].includes(typeof value), {
-  error: (issue) => `expected a single value, got ${describeValue(issue.input)}`,
-});
+const numberOperand = z
+  .custom<number>((value) => typeof value === 'number', { error: (issue) => `expected a number, got ${describeValue(issue.input)}` })
+  .meta({ type: 'number' });
+const listOperand = z
+  .custom<unknown[]>((value) => Array.isArray(value), { error: (issue) => `expected a list, got ${describeValue(issue.input)}` })
+  .meta({ type: 'array' });
+const singleOperand = z
+  .custom<string | number | boolean>((value) => ['string', 'number', 'boolean'].includes(typeof value), {
+    error: (issue) => `expected a single value, got ${describeValue(issue.input)}`,
+  })
+  .meta({ type: ['string', 'number', 'boolean'] });
 
 const OperatorMap = z.strictObject({
   gt: numberOperand.optional(),
@@ -191,7 +197,7 @@ const OperatorMap = z.strictObject({
 } satisfies Record<FilterOperator, z.ZodType>);
 
 /** A condition as written, as an operator map: a list means `in`, any other value `eq`. */
-const Condition = z.preprocess((value, ctx) => {
+export const Condition = z.preprocess((value, ctx) => {
   if (Array.isArray(value)) return { in: value };
   if (!isRecord(value)) return { eq: value };
   if (Object.keys(value).length === 0) ctx.addIssue({ code: 'custom', message: `no condition (${FILTER_OPERATORS.join(', ')})` });
@@ -349,6 +355,12 @@ export const ChannelSchema = z.discriminatedUnion('type', CHANNEL_OPTIONS, {
 });
 /** A channel with its name (the key it is declared under). */
 export type Channel = z.output<typeof ChannelSchema> & { name: string };
+
+/** A whole rule file, as the JSON Schema of rule files (json-schema.ts) describes it; parse.ts checks each part on its own. */
+export const RuleFileSchema = TopLevelSchema.extend({
+  channels: z.record(z.string(), ChannelSchema).nullish(),
+  rules: z.array(RuleSchema).nullish(),
+});
 
 /** The keys of each option of a union chosen by `type`. */
 function keysByType(options: ReadonlyArray<{ shape: { type: { value: string } } }>): Map<string, string[]> {

@@ -1,4 +1,4 @@
-export { fetchEvents, WATERMARK_OVERLAP_MS } from './events.ts';
+export { eventSnapshot, fetchEvents, WATERMARK_OVERLAP_MS } from './events.ts';
 export { fetchKpis } from './kpis.ts';
 export { fetchReports } from './reports.ts';
 export { fetchRuns, runSnapshot } from './runs.ts';

@@ -281,7 +281,7 @@ describe('parseRuleFile: valid files', () => {
     { name: 'comments only', text: '# nothing yet\n' },
     { name: 'empty keys', text: 'channels:\nrules:\n' },
   ])('$name: nothing, no problem', ({ text: empty }) => {
-    expect(parseRuleFile(empty, 'e.yaml', CTX)).toEqual({ channels: [], rules: [], problems: [] });
+    expect(parseRuleFile(empty, 'e.yaml', CTX)).toEqual({ channels: [], rules: [], problems: [], warnings: [] });
   });
 });
 
