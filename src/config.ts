@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   EDGEWATCH_POLL_KPIS: duration.optional(),
   EDGEWATCH_POLL_REPORTS: duration.optional(),
   EDGEWATCH_POLL_RUNS: duration.optional(),
+  /** The market-search sources (edge, rankings, markets, similar, baskets), whose data refreshes nightly. */
+  EDGEWATCH_POLL_MARKETS: duration.optional(),
   EDGEWATCH_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
@@ -51,7 +53,7 @@ const EnvSchema = z.object({
 });
 
 /** Variables of the contract that nothing reads yet: known, so that setting one is not reported as a typo. */
-const NOT_YET_READ = ['EDGEWATCH_POLL_MARKETS', 'EDGEWATCH_AGENT_DAILY_LIMIT'];
+const NOT_YET_READ = ['EDGEWATCH_AGENT_DAILY_LIMIT'];
 
 const PREFIX = 'EDGEWATCH_';
 
@@ -84,6 +86,8 @@ export interface PollIntervals {
   kpis?: number;
   reports?: number;
   runs?: number;
+  /** Every market-search source. */
+  markets?: number;
 }
 
 export interface Config {
@@ -143,6 +147,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       kpis: e.EDGEWATCH_POLL_KPIS,
       reports: e.EDGEWATCH_POLL_REPORTS,
       runs: e.EDGEWATCH_POLL_RUNS,
+      markets: e.EDGEWATCH_POLL_MARKETS,
     }),
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
     logLevel: e.EDGEWATCH_LOG_LEVEL,
