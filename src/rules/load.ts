@@ -16,6 +16,8 @@ export interface RuleSet {
   rules: Rule[];
   /** Every problem; the set is valid when there is none. */
   problems: RuleProblem[];
+  /** What is valid but likely not meant; `validate` prints them and still succeeds. */
+  warnings: RuleProblem[];
 }
 
 const RULE_FILE = /\.ya?ml$/i;
@@ -30,6 +32,7 @@ export function combineRuleFiles(files: ReadonlyArray<{ file: string; text: stri
     channels: new Map(combined.channels.map((channel) => [channel.name, channel])),
     rules: combined.rules,
     problems: combined.problems,
+    warnings: combined.warnings,
   };
 }
 
@@ -45,7 +48,7 @@ export async function loadRules(dir: string, ctx: RuleContext): Promise<RuleSet>
     names = (await readdir(dir)).filter((name) => RULE_FILE.test(name)).sort();
     realDir = await realpath(dir);
   } catch (error) {
-    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }] };
+    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }], warnings: [] };
   }
   const unreadable: RuleProblem[] = [];
   const files: Array<{ file: string; text: string }> = [];

@@ -10,6 +10,8 @@ import type { Rule } from './schema.ts';
 /** Everything `plan` judges by. Maps are keyed by entity key and hold the page's entities only. */
 export interface PlanInput {
   source: SourceName;
+  /** Where the items are stored when not under `source` (Plan.feed). */
+  feed?: string;
   items: readonly SnapshotItem[];
   previous: ReadonlyMap<string, StoredSnapshot>;
   memory: ReadonlyMap<string, EntityMemory>;
@@ -30,7 +32,7 @@ export function plan(input: PlanInput): Plan {
   const at = now.toISOString();
   // Whole seconds, as the webhook contract writes fired_at; stored times keep milliseconds for ordering.
   const firedAt = at.replace(/\.\d{3}Z$/, 'Z');
-  const result: Plan = { source, at, snapshots: [], memory: [], alerts: [], deliveries: [] };
+  const result: Plan = { source, ...(input.feed === undefined ? {} : { feed: input.feed }), at, snapshots: [], memory: [], alerts: [], deliveries: [] };
   // What this page has planned so far, so that an entity listed twice is judged against its own
   // earlier write, as if the page were applied item by item.
   const latest = new Map<string, StoredSnapshot>();

@@ -7,12 +7,17 @@ import { SEVERITIES, SOURCES } from '../core/types.ts';
 import { isRecord } from '../core/values.ts';
 import type { TriggerType } from '../core/types.ts';
 import { describeValue } from './issues.ts';
+import type { Basket } from './market-inputs.ts';
 
 const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 export const TopLevelSchema = z.strictObject({
   channels: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(z.unknown()).nullish(),
+  /** Named lists of tickers, for `edge` rules. */
+  watchlists: z.record(z.string(), z.unknown()).nullish(),
+  /** Named baskets, for `baskets` rules. */
+  baskets: z.record(z.string(), z.unknown()).nullish(),
 });
 
 const Duration = z.unknown().transform((value, ctx) => {
@@ -130,6 +135,7 @@ const TRIGGER_OPTIONS = [
   }),
   z.strictObject({ type: z.literal('appears'), field }),
   z.strictObject({ type: z.literal('new') }),
+  z.strictObject({ type: z.literal('added'), field }),
 ] as const;
 
 /** Every trigger type, in the order messages list them; alerts (core) name the same types. */
@@ -212,11 +218,18 @@ export const RuleSchema = z
     cooldown: Duration.optional(),
     digest: DigestSchema.optional(),
     template: z.string().min(1).optional(),
+    // The market-search sources' input (parse.ts checks which source takes which).
+    watchlist: z.string().min(1).optional(),
+    query: z.record(z.string(), z.unknown(), { error: (issue) => `expected a map of the endpoint's parameters, got ${describeValue(issue.input)}` }).optional(),
+    basket: z.string().min(1).optional(),
   })
   .transform(({ cooldown, ...rule }) => ({ ...rule, ...(cooldown === undefined ? {} : { cooldownMs: cooldown }) }));
 
-/** A rule as parsed, with where it is written (for messages). */
-export type Rule = z.output<typeof RuleSchema> & { file: string; line: number };
+/**
+ * A rule as parsed, with where it is written (for messages) and, for `edge` and `baskets` rules,
+ * the watchlist's tickers or the basket its name refers to (defined in any rule file).
+ */
+export type Rule = z.output<typeof RuleSchema> & { file: string; line: number; watchlistTickers?: readonly string[]; basketSpec?: Basket };
 
 /** The keys a rule may have, for messages. */
 export const RULE_KEYS = Object.keys(RuleSchema.in.shape);

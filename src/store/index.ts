@@ -15,6 +15,6 @@ export {
   setMeta,
 } from './repositories.ts';
 export type { AlertListing } from './repositories.ts';
-export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
+export { applyPlan, feedSnapshots, latestSnapshots, loadPlanInputs, polledFeeds, pruneSnapshots } from './snapshots.ts';
 export { claimSends, closeDigestBatch, digestAlerts, dueSends, openDigestBatches, outboxDepth, settleSends } from './outbox.ts';
 export type { OpenBatch, Send, Settlement } from './outbox.ts';

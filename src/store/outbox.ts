@@ -31,7 +31,7 @@ export interface Settlement {
 
 
 /** An alert as stored, with its snapshot's text as `current` (see withCurrent). */
-type AlertRow = Omit<AlertsTable, 'seq'> & { current: string | null };
+type AlertRow = Omit<AlertsTable, 'seq' | 'feed'> & { current: string | null };
 
 function rowToAlert(row: AlertRow): Alert {
   return {
@@ -55,8 +55,13 @@ function rowToAlert(row: AlertRow): Alert {
 function alertsWithCurrent(db: Kysely<Database>) {
   return db
     .selectFrom('alerts as a')
-    .leftJoin('entities as cur_e', (join) => join.onRef('cur_e.source', '=', 'a.source').onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'))
-    .leftJoin('snapshots as cur_s', (join) => join.onRef('cur_s.source', '=', 'a.source').onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'))
+    // The snapshot is stored under the alert's feed (a market-search query's) or its source.
+    .leftJoin('entities as cur_e', (join) =>
+      join.on((eb) => eb(eb.fn.coalesce('a.feed', 'a.source'), '=', eb.ref('cur_e.source'))).onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'),
+    )
+    .leftJoin('snapshots as cur_s', (join) =>
+      join.on((eb) => eb(eb.fn.coalesce('a.feed', 'a.source'), '=', eb.ref('cur_s.source'))).onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'),
+    )
     .select(['a.id', 'a.rule', 'a.severity', 'a.source', 'a.entity', 'a.trigger', 'a.fired_at', 'a.summary', 'a.changes'])
     .select((eb) => eb.fn.coalesce('cur_e.data', 'cur_s.data').as('current'));
 }

@@ -103,7 +103,7 @@ export async function* reportCandidates(store: Store): AsyncGenerator<ReportCand
 }
 
 /** What `alerts --json` prints of one alert. */
-export type AlertListing = Omit<AlertsTable, 'changes' | 'seq'> & {
+export type AlertListing = Omit<AlertsTable, 'changes' | 'seq' | 'feed'> & {
   deliveries: Array<Pick<DeliveriesTable, 'channel' | 'status' | 'last_error'> & { attempts: number }>;
 };
 

@@ -21,6 +21,7 @@ export interface SnapshotsTable {
 }
 
 export interface SourceStateTable {
+  /** A source, or a market-search feed (one query's entities, whose first poll is its baseline). */
   source: string;
   /** When the source's first (baseline) poll completed; null until then. */
   baseline_at: string | null;
@@ -51,6 +52,8 @@ export interface AlertsTable {
   changes: string;
   /** The snapshot of `entity` that fired it: `current` is that snapshot (see alertsWithCurrent in outbox.ts). */
   seq: number;
+  /** The feed the snapshot is stored under (a market-search query's); null: the alert's source. */
+  feed: string | null;
 }
 
 export interface DeliveriesTable {
