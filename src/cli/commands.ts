@@ -42,7 +42,7 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 const validate: Command = {
   async run({ config }) {
     const { loadRulesAndTemplates } = await import('../service/app.ts');
-    const { formatProblem } = await import('../rules/index.ts');
+    const { formatProblem, formatWarning } = await import('../rules/index.ts');
     const loaded = await loadRulesAndTemplates(config);
     if (!loaded.ok) {
       for (const problem of loaded.problems) out(formatProblem(problem));
@@ -51,6 +51,8 @@ const validate: Command = {
     }
     const { ruleSet } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
+    // Valid but likely not meant: said, and no failure.
+    for (const warning of ruleSet.warnings) out(formatWarning(warning));
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
       return 1;

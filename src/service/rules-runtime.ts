@@ -4,7 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import type { SendToChannel } from '../notify/index.ts';
-import { formatProblem, type RuleSet } from '../rules/index.ts';
+import { formatProblem, formatWarning, type RuleSet } from '../rules/index.ts';
 import { loadRulesAndTemplates, type LoadedRules } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import type { RulesStatus } from './health.ts';
@@ -53,6 +53,7 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
   const senderFor = ({ ruleSet, templates }: LoadedRules): SendToChannel => createChannelSender({ config, templates, rules: ruleSet.rules, out, now });
   let ruleSet = first.loaded.ruleSet;
   let send = senderFor(first.loaded);
+  for (const warning of ruleSet.warnings) log.warn(formatWarning(warning));
   let status: RulesStatus = {
     failedAtStart: first.problems.length > 0,
     problems: first.problems,
@@ -73,6 +74,7 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
     } else {
       ruleSet = loaded.ruleSet;
       send = senderFor(loaded);
+      for (const warning of ruleSet.warnings) log.warn(formatWarning(warning));
       status = { failedAtStart: false, problems: [], loadedAt: at, rules: ruleSet.rules.length, channels: ruleSet.channels.size, lastReload: { at, ok: true, problems: [] } };
       log.info({ reload: 'ok', rules: ruleSet.rules.length, channels: ruleSet.channels.size }, `rules reloaded: ${ruleSet.rules.length} rules, ${ruleSet.channels.size} channels`);
     }
