@@ -1,7 +1,7 @@
 // baskets: each basket that a rule names, backtested over its timeframe and validated against its
 // threshold, the two merged into one snapshot. A basket's first snapshot is its baseline.
 import type { Snapshot } from '../core/types.ts';
-import type { Basket } from '../rules/index.ts';
+import type { Basket, Rule } from '../rules/index.ts';
 import { groupRules, pollFeeds } from './feeds.ts';
 import type { FetchContext, ResearchApi, SourcePage, SourcePages } from './types.ts';
 
@@ -14,7 +14,7 @@ export function fetchBaskets(ctx: FetchContext): SourcePages {
   );
 }
 
-async function* basketPages(ctx: FetchContext, name: string, rules: FetchContext['rules']): AsyncGenerator<SourcePage> {
+async function* basketPages(ctx: FetchContext, name: string, rules: readonly Rule[]): AsyncGenerator<SourcePage> {
   const basket = rules[0]?.basketSpec;
   if (basket === undefined) return;
   const [backtest, validation] = await Promise.all([

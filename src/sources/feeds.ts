@@ -2,7 +2,7 @@
 // fetched once per poll and store their entities together, apart from other queries), and one
 // way to run the feeds of a poll, so that one failing query neither hides nor stops the others.
 import type { Rule } from '../rules/index.ts';
-import { errorCode, errorStatus, type SourcePage } from './types.ts';
+import { errorCode, errorStatus, type FetchContext, type SourcePage, type SourcePages } from './types.ts';
 
 /**
  * A query's feed key, the same for the same parameters in any order:
@@ -78,4 +78,30 @@ export async function* pollFeeds(source: string, fetches: Iterable<FeedFetch>): 
     }
   }
   if (failures.length > 0) throw new FeedsFailed(failures);
+}
+
+/** One distinct query of a source's rules (rankings, markets, similar). */
+export interface QueryFeed {
+  key: string;
+  /** The endpoint's parameters, as the rules write them. */
+  query: Readonly<Record<string, unknown>>;
+  rules: readonly Rule[];
+  /** The feed's first poll: a baseline, which it records with its last page (`polledFeeds`). */
+  first: boolean;
+}
+
+/** The pages of every distinct query of the source's rules, one fetch each, through pollFeeds. */
+export function pollQueries(ctx: FetchContext, source: string, pages: (feed: QueryFeed) => AsyncIterable<SourcePage>): SourcePages {
+  if (ctx.rules.length === 0) return 'idle';
+  const feeds = groupRules(ctx.rules, (rule) => feedKey(source, rule.query ?? {}));
+  return pollFeeds(
+    source,
+    [...feeds].map(([key, rules]) => ({
+      rules,
+      async *pages() {
+        const first = !(await ctx.stored.polledFeeds([key])).has(key);
+        yield* pages({ key, query: rules[0]?.query ?? {}, rules, first });
+      },
+    })),
+  );
 }

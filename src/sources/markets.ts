@@ -2,20 +2,14 @@
 // (a query that matches thousands of markets watches its first pages and says so). A query's
 // first poll is its baseline; a market it finds later for the first time is `new`.
 import { MARKETS_PAGE_BUDGET } from '../rules/index.ts';
-import { feedKey, groupRules, pollFeeds, ruleNames } from './feeds.ts';
+import { pollQueries, ruleNames, type QueryFeed } from './feeds.ts';
 import type { FetchContext, SourcePage, SourcePages } from './types.ts';
 
 export function fetchMarkets(ctx: FetchContext): SourcePages {
-  if (ctx.rules.length === 0) return 'idle';
-  const feeds = groupRules(ctx.rules, (rule) => feedKey('markets', rule.query ?? {}));
-  return pollFeeds(
-    'markets',
-    [...feeds].map(([key, rules]) => ({ rules, pages: () => marketPages(ctx, key, rules[0]?.query ?? {}, rules) })),
-  );
+  return pollQueries(ctx, 'markets', (feed) => marketPages(ctx, feed));
 }
 
-async function* marketPages(ctx: FetchContext, key: string, query: Readonly<Record<string, unknown>>, rules: FetchContext['rules']): AsyncGenerator<SourcePage> {
-  const first = !(await ctx.stored.polledFeeds([key])).has(key);
+async function* marketPages(ctx: FetchContext, { key, query, rules, first }: QueryFeed): AsyncGenerator<SourcePage> {
   const feed = { key, rules };
   let pages = 0;
   for await (const page of ctx.api.marketPages(query)) {

@@ -3,23 +3,17 @@
 // 1 first, in the endpoint's order. An event that left the ranking keeps its last snapshot with
 // `rank: null`, so that `crosses` on rank re-arms and its return is `appears`.
 import type { SnapshotItem } from '../core/types.ts';
-import { feedKey, groupRules, pollFeeds } from './feeds.ts';
+import { pollQueries, type QueryFeed } from './feeds.ts';
 import type { FetchContext, SourcePage, SourcePages } from './types.ts';
 
 /** The endpoint's default `limit`. */
 const DEFAULT_LIMIT = 50;
 
 export function fetchRankings(ctx: FetchContext): SourcePages {
-  if (ctx.rules.length === 0) return 'idle';
-  const feeds = groupRules(ctx.rules, (rule) => feedKey('rankings', rule.query ?? {}));
-  return pollFeeds(
-    'rankings',
-    [...feeds].map(([key, rules]) => ({ rules, pages: () => rankingPages(ctx, key, rules[0]?.query ?? {}, rules) })),
-  );
+  return pollQueries(ctx, 'rankings', (feed) => rankingPages(ctx, feed));
 }
 
-async function* rankingPages(ctx: FetchContext, key: string, query: Readonly<Record<string, unknown>>, rules: FetchContext['rules']): AsyncGenerator<SourcePage> {
-  const first = !(await ctx.stored.polledFeeds([key])).has(key);
+async function* rankingPages(ctx: FetchContext, { key, query, rules, first }: QueryFeed): AsyncGenerator<SourcePage> {
   const limit = typeof query.limit === 'number' ? query.limit : DEFAULT_LIMIT;
   const items: SnapshotItem[] = [];
   const ranked = new Set<string>();
