@@ -188,7 +188,7 @@ rules:
 });
 
 describe('baskets', () => {
-  it('fires added when a warning appears, and again when it disappears and reappears; the first poll is a baseline', async () => {
+  it('fires added when a warning appears, once across a restart, and again when it disappears and reappears; the first poll is a baseline', async () => {
     const p = await start('');
     const [x, y] = venueaEvents(p).filter((t) => p.sandbox.world.marketTickers().includes(`${t}-O1`));
     await p.close();
@@ -221,6 +221,9 @@ rules:
     expect(appeared.map((a) => [a.rule, a.entity, a.summary])).toEqual([['hedge-warnings', 'rates-hedge', 'rates-hedge: new warning: two legs close within 7 days']]);
     expect(appeared[0]!.changes[0]).toMatchObject({ field: 'warnings', added: ['two legs close within 7 days'] });
     expect(appeared[0]!.changes).toContainEqual({ field: 'calendar_clashes', from: 0, to: 1 });
+    // Exactly once: polling the same data again, after a restart too, fires nothing.
+    await q.restart();
+    expect((await q.poll()).alerts).toEqual([]);
 
     refreshWith(q, { [y!]: { close_time: closeIn(50) } });
     expect((await q.poll()).alerts).toEqual([]);
