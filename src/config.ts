@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   EDGEWATCH_POLL_KPIS: duration.optional(),
   EDGEWATCH_POLL_REPORTS: duration.optional(),
   EDGEWATCH_POLL_RUNS: duration.optional(),
+  /** The market-search sources (edge, rankings, markets, similar, baskets), whose data refreshes nightly. */
+  EDGEWATCH_POLL_MARKETS: duration.optional(),
   EDGEWATCH_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
@@ -52,13 +54,10 @@ const EnvSchema = z.object({
   EDGEWATCH_AGENT_DAILY_LIMIT: z.coerce.number().int().min(0).default(50),
 });
 
-/** Variables of the contract that nothing reads yet: known, so that setting one is not reported as a typo. */
-const NOT_YET_READ = ['EDGEWATCH_POLL_MARKETS'];
-
 const PREFIX = 'EDGEWATCH_';
 
 /** Every EDGEWATCH_ variable edgewatch knows: the schema's and the contract's. */
-export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([...Object.keys(EnvSchema.shape), ...NOT_YET_READ].filter((name) => name.startsWith(PREFIX)));
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(Object.keys(EnvSchema.shape).filter((name) => name.startsWith(PREFIX)));
 
 /** One warning per set EDGEWATCH_ variable that edgewatch does not know (a typo would be ignored silently). */
 export function unknownVariableWarnings(env: Record<string, string | undefined>): string[] {
@@ -86,6 +85,8 @@ export interface PollIntervals {
   kpis?: number;
   reports?: number;
   runs?: number;
+  /** Every market-search source. */
+  markets?: number;
 }
 
 export interface Config {
@@ -147,6 +148,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       kpis: e.EDGEWATCH_POLL_KPIS,
       reports: e.EDGEWATCH_POLL_REPORTS,
       runs: e.EDGEWATCH_POLL_RUNS,
+      markets: e.EDGEWATCH_POLL_MARKETS,
     }),
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
     logLevel: e.EDGEWATCH_LOG_LEVEL,

@@ -42,7 +42,7 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 const validate: Command = {
   async run({ config }) {
     const { loadRulesAndTemplates } = await import('../service/app.ts');
-    const { formatProblem } = await import('../rules/index.ts');
+    const { formatProblem, formatWarning } = await import('../rules/index.ts');
     const loaded = await loadRulesAndTemplates(config);
     if (!loaded.ok) {
       for (const problem of loaded.problems) out(formatProblem(problem));
@@ -51,8 +51,8 @@ const validate: Command = {
     }
     const { ruleSet, templates } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
-    // Valid, but likely mistakes: a filter value the API never writes, a variable a template is not given.
-    for (const warning of [...templates.warnings, ...ruleSet.warnings]) out(`warning: ${formatProblem(warning)}`);
+    // Valid, but likely mistakes: a filter value the API never writes, a variable a template is not given, a query matching every market.
+    for (const warning of [...templates.warnings, ...ruleSet.warnings]) out(formatWarning(warning));
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
       return 1;

@@ -76,6 +76,11 @@ export type RelatedSnapshots = ReadonlyMap<SourceName, { key: string; data: Snap
 
 export interface Plan {
   source: SourceName;
+  /**
+   * Where the page's entities are stored when not under `source`: one market-search query's own
+   * feed (another query of the source may rank or measure the same entity differently).
+   */
+  feed?: string;
   /** The time of every write of the plan (ISO). */
   at: string;
   snapshots: SnapshotWrite[];

@@ -1,7 +1,15 @@
 // Domain types shared by every layer. This module imports nothing.
 
-export const SOURCES = ['events', 'kpis', 'reports', 'runs'] as const;
+/** The market-search sources (api/market-search-and-baskets.md): a rule's watchlist, query or basket says what to fetch. */
+export const MARKET_SOURCES = ['edge', 'rankings', 'markets', 'similar', 'baskets'] as const;
+export type MarketSourceName = (typeof MARKET_SOURCES)[number];
+
+export const SOURCES = ['events', 'kpis', 'reports', 'runs', ...MARKET_SOURCES] as const;
 export type SourceName = (typeof SOURCES)[number];
+
+export function isMarketSource(source: SourceName): source is MarketSourceName {
+  return (MARKET_SOURCES as readonly string[]).includes(source);
+}
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -22,10 +30,12 @@ export interface Change {
   field: string;
   from: unknown;
   to: unknown;
+  /** `added` triggers: the elements the list gained. */
+  added?: unknown[];
 }
 
 /** The trigger types an alert may name; rules/schema.ts has one trigger schema for each. */
-export type TriggerType = 'crosses' | 'moves' | 'flips' | 'changes' | 'drops' | 'rises' | 'appears' | 'new' | 'overdue';
+export type TriggerType = 'crosses' | 'moves' | 'flips' | 'changes' | 'drops' | 'rises' | 'appears' | 'new' | 'overdue' | 'added';
 
 /** A rule's memory for one entity: hysteresis and cooldown. */
 export interface RuleState {
@@ -100,6 +110,8 @@ export interface PageMemory {
   reportChecks?: ReportCheck[];
   /** runs: generation runs whose status changed. */
   runStatuses?: Array<{ runId: string; status: string }>;
+  /** Market-search sources: the feeds whose poll this page completes (their next poll is no baseline). */
+  polledFeeds?: string[];
 }
 
 /** What one send attempt came to; expected failures are values, not exceptions. */

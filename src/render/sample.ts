@@ -78,6 +78,58 @@ export function sampleSnapshots(source: SourceName): { key: string; previous: Sn
       };
       return { key: row.run_id, previous: { ...row, status: 'processing', completed_at: null }, current: row };
     }
+    case 'markets': {
+      const row = {
+        market_ticker: 'KXSAMPLE-26JAN-T50',
+        event_ticker: SAMPLE_EVENT.event_ticker,
+        series_ticker: 'KXSAMPLE',
+        title: 'Sample market',
+        subtitle: 'Above 50',
+        status: 'open',
+        close_time: SAMPLE_EVENT.close_time,
+        last_price: 0.62,
+        yes_bid: 0.61,
+        yes_ask: 0.63,
+        no_bid: 0.37,
+        no_ask: 0.39,
+        volume: 120_000,
+        volume_24h: 8_000,
+        liquidity: 50_000,
+        open_interest: 30_000,
+        category: 'economics',
+        event_name: SAMPLE_EVENT.name,
+      };
+      return { key: row.market_ticker, previous: { ...row, last_price: 0.5, volume_24h: 2_000 }, current: row };
+    }
+    case 'edge':
+    case 'rankings': {
+      const { event_ticker, name, series_category, model_probability, market_probability, edge_pp, confidence_score } = SAMPLE_EVENT;
+      const row = { event_ticker, title: name, series_category, model_probability, market_probability, edge_pp, expected_return: 0.24, confidence_score, total_volume: 120_000, total_open_interest: 30_000 };
+      if (source === 'rankings') return { key: event_ticker, previous: { ...row, edge_pp: 8.1, rank: 7 }, current: { ...row, rank: 2 } };
+      const edgeRow = { ...row, input_ticker: event_ticker, market_ticker: null, status: 'open', captured_at: '2026-01-15T18:00:00Z' };
+      return { key: event_ticker, previous: { ...edgeRow, edge_pp: 8.1 }, current: edgeRow };
+    }
+    case 'similar': {
+      const row = { market_ticker: 'KXOTHER-26JAN-T50', event_ticker: 'KXOTHER-26JAN', title: 'A similar sample market', category: 'economics', distance: 0.12 };
+      return { key: row.market_ticker, previous: { ...row, distance: 0.3 }, current: row };
+    }
+    case 'baskets': {
+      const row = {
+        basket: 'sample-basket',
+        timeframe: '1d',
+        total_return: 0.08,
+        max_drawdown: -0.05,
+        sharpe: 1.3,
+        final_nav: 1.08,
+        total_stake_usd: 1_000,
+        max_pairwise_correlation: 0.42,
+        max_leg_pct: 0.5,
+        warnings: ['two legs close within 7 days'],
+        calendar_clashes: 1,
+        duplicate_underliers: 0,
+      };
+      return { key: row.basket, previous: { ...row, warnings: [] }, current: row };
+    }
   }
 }
 

@@ -19,6 +19,8 @@ export interface ChangeLine {
   to: string;
   /** Signed difference, for pp and probability fields. */
   delta?: string;
+  /** `added` triggers: the elements the list gained, one line (`two legs close within 7 days`). */
+  added?: string;
   /** `Edge: +8.1 pp → +12.3 pp (+4.2 pp)` */
   text: string;
 }
@@ -96,6 +98,10 @@ function httpUrl(value: unknown): string | undefined {
 
 function changeLine(change: Change): ChangeLine {
   const label = fieldLabel(change.field);
+  if (change.added !== undefined) {
+    const added = change.added.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join('; ');
+    return { field: change.field, label, from: formatValue(change.field, change.from), to: formatValue(change.field, change.to), added, text: `${label} added: ${added}` };
+  }
   const from = formatValue(change.field, change.from);
   const to = formatValue(change.field, change.to);
   const delta = formatDelta(change.field, change.from, change.to);
@@ -238,6 +244,68 @@ const RUN_NOTES: Record<string, string> = {
   completed: 'A new report version is ready to read.',
 };
 
+/** A market's prices in cents: `last 42¢ · yes 41¢/43¢ · no 57¢/59¢` (bid/ask). */
+function marketPrices(current: Record<string, unknown>): string | undefined {
+  const price = (field: string) => (num(current[field]) === undefined ? undefined : formatValue(field, current[field]));
+  const pair = (side: 'yes' | 'no') => {
+    const bid = price(`${side}_bid`);
+    const ask = price(`${side}_ask`);
+    return bid !== undefined && ask !== undefined ? `${side} ${bid}/${ask}` : undefined;
+  };
+  const last = price('last_price');
+  const parts = [last !== undefined ? `last ${last}` : undefined, pair('yes'), pair('no')].filter((p) => p !== undefined);
+  return parts.length > 0 ? parts.join(' · ') : undefined;
+}
+
+/** A field's value as its name says to show it, or undefined when absent. */
+function shown(current: Record<string, unknown>, field: string): string | undefined {
+  const value = current[field];
+  return value === null || value === undefined ? undefined : formatValue(field, value);
+}
+
+function edgeFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Model vs market', modelVsMarket(current));
+  push(facts, 'Confidence', shown(current, 'confidence_score'));
+  push(facts, 'Expected return', shown(current, 'expected_return'));
+  push(facts, 'Market', str(current.market_ticker) ?? str(current.input_ticker));
+  push(facts, 'Event', str(current.event_ticker));
+  push(facts, 'Category', str(current.series_category));
+}
+
+function rankingFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Rank', current.rank === null ? 'out of the ranking' : shown(current, 'rank'));
+  edgeFacts(current, facts);
+}
+
+function marketFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Prices', marketPrices(current));
+  push(facts, 'Volume 24h', shown(current, 'volume_24h'));
+  push(facts, 'Open interest', shown(current, 'open_interest'));
+  push(facts, 'Status', str(current.status));
+  push(facts, 'Closes', str(current.close_time) !== undefined ? dateTime(String(current.close_time)) : undefined);
+  push(facts, 'Market', str(current.market_ticker));
+  push(facts, 'Category', str(current.category));
+}
+
+function similarFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Distance', num(current.distance) === undefined ? undefined : `${String(current.distance)} (0 is closest)`);
+  push(facts, 'Market', str(current.market_ticker));
+  push(facts, 'Event', str(current.event_ticker));
+  push(facts, 'Category', str(current.category));
+}
+
+function basketFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  const timeframe = str(current.timeframe);
+  push(facts, timeframe !== undefined ? `Return (${timeframe})` : 'Return', shown(current, 'total_return'));
+  push(facts, 'Max drawdown', shown(current, 'max_drawdown'));
+  push(facts, 'Sharpe', num(current.sharpe) === undefined ? undefined : (current.sharpe as number).toFixed(2));
+  push(facts, 'Final NAV', num(current.final_nav) === undefined ? undefined : (current.final_nav as number).toFixed(4));
+  push(facts, 'Max pairwise correlation', num(current.max_pairwise_correlation) === undefined ? undefined : (current.max_pairwise_correlation as number).toFixed(2));
+  push(facts, 'Largest leg', shown(current, 'max_leg_pct'));
+  const warnings = Array.isArray(current.warnings) ? current.warnings.filter((w): w is string => typeof w === 'string') : [];
+  push(facts, 'Warnings', warnings.join('; '));
+}
+
 function runFacts(current: Record<string, unknown>, facts: Fact[]): void {
   push(facts, 'Status', str(current.status));
   const venue = str(current.venue);
@@ -286,6 +354,26 @@ export function alertView(alert: Alert): AlertView {
       note = RUN_NOTES[status];
       break;
     }
+    case 'edge':
+      changes = alert.changes.map(changeLine);
+      edgeFacts(current, facts);
+      break;
+    case 'rankings':
+      changes = alert.changes.map(changeLine);
+      rankingFacts(current, facts);
+      break;
+    case 'markets':
+      changes = alert.changes.map(changeLine);
+      marketFacts(current, facts);
+      break;
+    case 'similar':
+      changes = alert.changes.map(changeLine);
+      similarFacts(current, facts);
+      break;
+    case 'baskets':
+      changes = alert.changes.map(changeLine);
+      basketFacts(current, facts);
+      break;
     default:
       changes = alert.changes.map(changeLine);
   }

@@ -2,11 +2,11 @@
 import type { Change, RuleState, Snapshot } from '../core/types.ts';
 import type { Rule, Trigger } from './schema.ts';
 import { changedField, diffSnapshots } from './diff.ts';
-import { ordinalOrder } from './fields.ts';
+import { nullIsUnranked, ordinalOrder } from './fields.ts';
 import { matchesFilter } from './filter.ts';
 import { getPath } from './path.ts';
 import { summarize } from './summary.ts';
-import { asNumber, deepEqual, isAbsent } from './values.ts';
+import { addedElements, asNumber, deepEqual, isAbsent } from './values.ts';
 
 export interface Evaluation {
   /** An alert is due: the trigger fired, the filter holds and no cooldown holds it back. */
@@ -41,11 +41,11 @@ export function evaluate(
   now: Date,
 ): Evaluation {
   const { trigger } = rule;
-  const before: RuleState = state ?? { armed: initiallyArmed(trigger, prev), lastFiredAt: null };
+  const before: RuleState = state ?? { armed: initiallyArmed(rule, prev), lastFiredAt: null };
   let armed = before.armed;
   let triggered: boolean;
   if (trigger.type === 'crosses') {
-    const step = crossesStep(trigger, armed, getPath(curr, trigger.field));
+    const step = crossesStep(trigger, armed, crossingValue(rule, getPath(curr, trigger.field)));
     triggered = step.fired;
     armed = step.armed;
   } else {
@@ -71,10 +71,17 @@ export function evaluate(
 }
 
 /** A crosses rule starts armed unless the previous value is already beyond; others are always armed. */
-export function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
+export function initiallyArmed(rule: Rule, prev: Snapshot | undefined): boolean {
+  const { trigger } = rule;
   if (trigger.type !== 'crosses' || prev === undefined) return true;
-  const value = asNumber(getPath(prev, trigger.field));
+  const value = crossingValue(rule, getPath(prev, trigger.field));
   return value === undefined || !isBeyond(trigger, value);
+}
+
+/** The number a crosses trigger compares; a rank of null (out of the ranking) is below every rank. */
+export function crossingValue(rule: Rule, raw: unknown): number | undefined {
+  if (raw === null && rule.trigger.type === 'crosses' && nullIsUnranked(rule.source, rule.trigger.field)) return Number.POSITIVE_INFINITY;
+  return asNumber(raw);
 }
 
 export type Crosses = Extract<Trigger, { type: 'crosses' }>;
@@ -90,8 +97,7 @@ function isRearmed(trigger: Crosses, value: number): boolean {
   return trigger.below !== undefined && x >= trigger.below + trigger.rearm - EPSILON;
 }
 
-function crossesStep(trigger: Crosses, armed: boolean, raw: unknown): { fired: boolean; armed: boolean } {
-  const value = asNumber(raw);
+function crossesStep(trigger: Crosses, armed: boolean, value: number | undefined): { fired: boolean; armed: boolean } {
   // No number, no news: the memory stays as it was.
   if (value === undefined) return { fired: false, armed };
   if (armed && isBeyond(trigger, value)) return { fired: true, armed: false };
@@ -134,6 +140,8 @@ function fires(trigger: Exclude<Trigger, Crosses>, prev: Snapshot | undefined, c
       return movedAlongOrder(trigger.field, before, after, -1, trigger.by, trigger.to_at_most);
     case 'rises':
       return movedAlongOrder(trigger.field, before, after, 1, trigger.by, trigger.to_at_least);
+    case 'added':
+      return addedElements(before, after).length > 0;
   }
 }
 
@@ -187,6 +195,7 @@ export function inCooldown(cooldownMs: number | undefined, lastFiredAt: string |
 export function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
   const field = trigger.type === 'new' ? undefined : trigger.field;
   const own = field === undefined ? undefined : changedField(prev, curr, field);
+  if (own && trigger.type === 'added') own.added = addedElements(own.from, own.to);
   const first = own ? [own] : [];
   if (prev === undefined) return first;
   return [...first, ...diffSnapshots(prev, curr).filter((change) => change.field !== field)];

@@ -42,7 +42,7 @@ export type WhyLines = (facts: WhyFacts) => string[];
 export function whyFacts(input: WhyInput): WhyFacts {
   const { rule, history } = input;
   const first = history[0]!;
-  let state: RuleState = { armed: initiallyArmed(rule.trigger, first.data), lastFiredAt: null };
+  let state: RuleState = { armed: initiallyArmed(rule, first.data), lastFiredAt: null };
   let since = first.at;
   let last: Evaluation | undefined;
   for (let i = 1; i < history.length; i++) {

@@ -2,6 +2,7 @@
 // schemas (src/api/schemas.ts), so that a field added there can be used in rules. Unknown fields
 // are validation errors: a typo must not silently disable an alert.
 import { z } from 'zod';
+import { BacktestSummary, BasketValidation, ClusterPeer, MarketRow, ModelEdgeRow, RankingRow, SimilarMarket } from '../api/market-schemas.ts';
 import { EventRow, KpiRow, KpiValue, RunStatus } from '../api/schemas.ts';
 import { editDistance } from '../core/suggest.ts';
 import type { SourceName } from '../core/types.ts';
@@ -50,6 +51,19 @@ const REPORT_FIELDS = {
   venue: 'string',
 } satisfies Record<string, FieldKind>;
 const RUN_FIELDS = { ...fieldsOf(RunStatus), title: 'string', trust_label: 'ordinal' } satisfies Record<string, FieldKind>;
+/** A ranking row and its place in the ranking (1 first; null once the event left it). */
+const RANKING_FIELDS = { ...fieldsOf(RankingRow), rank: 'number' } satisfies Record<string, FieldKind>;
+/** A similar market, or a cluster peer (which has no event_ticker or category). */
+const SIMILAR_FIELDS = { ...fieldsOf(ClusterPeer), ...fieldsOf(SimilarMarket) };
+/** A basket: its backtest summary and its validation, lists of clashes and duplicates counted. */
+const BASKET_FIELDS = {
+  basket: 'string',
+  timeframe: 'string',
+  ...fieldsOf(BacktestSummary),
+  ...fieldsOf(BasketValidation.pick({ total_stake_usd: true, max_pairwise_correlation: true, max_leg_pct: true, warnings: true })),
+  calendar_clashes: 'number',
+  duplicate_underliers: 'number',
+} satisfies Record<string, FieldKind>;
 
 /** Top-level snapshot fields per source. */
 export const SOURCE_FIELDS: Readonly<Record<SourceName, Readonly<Record<string, FieldKind>>>> = {
@@ -57,7 +71,20 @@ export const SOURCE_FIELDS: Readonly<Record<SourceName, Readonly<Record<string, 
   kpis: KPI_FIELDS,
   reports: REPORT_FIELDS,
   runs: RUN_FIELDS,
+  edge: fieldsOf(ModelEdgeRow),
+  rankings: RANKING_FIELDS,
+  markets: fieldsOf(MarketRow),
+  similar: SIMILAR_FIELDS,
+  baskets: BASKET_FIELDS,
 };
+
+/**
+ * A rank of null is an event out of its ranking: for `crosses`, below every rank, so that leaving
+ * the top 10 re-arms `below: 11` and fires `above: 20`.
+ */
+export function nullIsUnranked(source: SourceName, path: string): boolean {
+  return source === 'rankings' && path === 'rank';
+}
 
 const KPI_VALUE_FIELDS = fieldsOf(KpiValue);
 
@@ -143,6 +170,11 @@ export const DOCUMENTED_VALUES: Readonly<Record<SourceName, Readonly<Record<stri
   },
   reports: { ...EVENT_VALUES, trust_label: { values: ORDINAL_ORDERS.trust_label!, complete: true } },
   runs: { status: { values: ['processing', 'completed', 'failed'], complete: true }, trust_label: { values: ORDINAL_ORDERS.trust_label!, complete: true } },
+  markets: {},
+  edge: { series_category: EVENT_VALUES.series_category },
+  rankings: { series_category: EVENT_VALUES.series_category },
+  similar: {},
+  baskets: {},
 };
 
 /**

@@ -5,17 +5,19 @@ import { alertId, causeKey, dueCauseKey, resolutionId } from '../core/alert-id.t
 import type { EntityMemory, MemoryWrite, OpenAlerts, Plan, PlannedAlert, RelatedSnapshots, StoredSnapshot, Timer } from '../core/plan.ts';
 import type { Alert, Change, RuleState, Snapshot, SnapshotItem, SourceName } from '../core/types.ts';
 import { changedField } from './diff.ts';
-import { evaluate, inCooldown, initiallyArmed, isBeyond } from './evaluate.ts';
+import { crossingValue, evaluate, inCooldown, initiallyArmed, isBeyond } from './evaluate.ts';
 import { matchesFilter } from './filter.ts';
 import { inhibitedBy } from './inhibit.ts';
 import { getPath } from './path.ts';
 import type { Rule } from './schema.ts';
 import { summarize, summarizeResolution } from './summary.ts';
-import { asNumber, deepEqual, isAbsent } from './values.ts';
+import { deepEqual, isAbsent } from './values.ts';
 
 /** Everything `plan` judges by. Maps are keyed by entity key and hold the page's entities only. */
 export interface PlanInput {
   source: SourceName;
+  /** Where the items are stored when not under `source` (Plan.feed). */
+  feed?: string;
   items: readonly SnapshotItem[];
   previous: ReadonlyMap<string, StoredSnapshot>;
   memory: ReadonlyMap<string, EntityMemory>;
@@ -37,10 +39,11 @@ function wholeSeconds(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-type FullPlan = Required<Plan>;
+/** A plan with every list present; `feed` only for a market-search page. */
+type FullPlan = Required<Omit<Plan, 'feed'>> & Pick<Plan, 'feed'>;
 
-function emptyPlan(source: SourceName, now: Date): FullPlan {
-  return { source, at: now.toISOString(), snapshots: [], memory: [], alerts: [], deliveries: [], timers: [], clearedTimers: [], resolutions: [] };
+function emptyPlan(source: SourceName, feed: string | undefined, now: Date): FullPlan {
+  return { source, ...(feed === undefined ? {} : { feed }), at: now.toISOString(), snapshots: [], memory: [], alerts: [], deliveries: [], timers: [], clearedTimers: [], resolutions: [] };
 }
 
 /** What the planner has decided so far for one page, so that later items see earlier writes. */
@@ -51,9 +54,9 @@ class PlanBuilder {
   private readonly openWrites = new Map<string, string | null>();
 
   constructor(
-    readonly input: Pick<PlanInput, 'source' | 'memory' | 'timers' | 'open' | 'related' | 'now'>,
+    readonly input: Pick<PlanInput, 'source' | 'feed' | 'memory' | 'timers' | 'open' | 'related' | 'now'>,
   ) {
-    this.plan = emptyPlan(input.source, input.now);
+    this.plan = emptyPlan(input.source, input.feed, input.now);
   }
 
   private static id(rule: string, key: string): string {
@@ -193,7 +196,7 @@ function judge(builder: PlanBuilder, rule: Rule, key: string, seq: number, prevD
   let fired = outcome.fired;
   if (trigger.type === 'crosses' && rule.forMs !== undefined) {
     // Dwell: a crossing starts the wait instead of firing; the rule stays armed until it completes.
-    const base = before ?? { armed: initiallyArmed(trigger, prevData), lastFiredAt: null };
+    const base = before ?? { armed: initiallyArmed(rule, prevData), lastFiredAt: null };
     if (outcome.triggered) {
       after = base;
       fired = false;
@@ -210,7 +213,7 @@ function judge(builder: PlanBuilder, rule: Rule, key: string, seq: number, prevD
         });
       }
     } else {
-      const value = asNumber(getPath(data, trigger.field));
+      const value = crossingValue(rule, getPath(data, trigger.field));
       // Back within the threshold before the dwell completed: the wait starts again.
       if (value !== undefined && !isBeyond(trigger, value)) builder.clearTimer(rule.name, key);
     }
@@ -300,7 +303,7 @@ export function planTimers(input: TimersInput): FullPlan {
 function completeDwell(builder: PlanBuilder, rule: Rule, timer: Timer, seq: number, data: Snapshot): void {
   const { trigger } = rule;
   if (trigger.type !== 'crosses') return;
-  const value = asNumber(getPath(data, trigger.field));
+  const value = crossingValue(rule, getPath(data, trigger.field));
   if (value === undefined || !isBeyond(trigger, value)) return;
   const before = builder.memoryOf(rule.name, timer.key) ?? { armed: true, lastFiredAt: null };
   if (!before.armed) return;

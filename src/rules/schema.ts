@@ -7,6 +7,7 @@ import { SEVERITIES, SOURCES } from '../core/types.ts';
 import { isRecord } from '../core/values.ts';
 import type { TriggerType } from '../core/types.ts';
 import { describeValue } from './issues.ts';
+import type { Basket } from './market-inputs.ts';
 
 const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -14,6 +15,10 @@ export const TopLevelSchema = z.strictObject({
   channels: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(z.unknown()).nullish(),
   health: z.unknown().optional(),
+  /** Named lists of tickers, for `edge` rules. */
+  watchlists: z.record(z.string(), z.unknown()).nullish(),
+  /** Named baskets, for `baskets` rules. */
+  baskets: z.record(z.string(), z.unknown()).nullish(),
 });
 
 const Duration = z
@@ -148,6 +153,7 @@ const TRIGGER_OPTIONS = [
   z
     .strictObject({ type: z.literal('overdue'), field, due: field, grace: Duration0.optional() })
     .transform(({ grace, ...trigger }) => ({ ...trigger, graceMs: grace ?? 0 })),
+  z.strictObject({ type: z.literal('added'), field }),
 ] as const;
 
 /** The object schema of an option, under its transform when it has one. */
@@ -258,6 +264,10 @@ export const RuleSchema = z
     resolve: z.boolean().optional(),
     unless: z.array(UnlessSchema).min(1).optional(),
     explain: ExplainSchema.optional(),
+    // The market-search sources' input (parse.ts checks which source takes which).
+    watchlist: z.string().min(1).optional(),
+    query: z.record(z.string(), z.unknown(), { error: (issue) => `expected a map of the endpoint's parameters, got ${describeValue(issue.input)}` }).optional(),
+    basket: z.string().min(1).optional(),
   })
   .superRefine((rule, ctx) => {
     // What each trigger supports (the trigger's own problems are reported by its schema).
@@ -274,8 +284,11 @@ export const RuleSchema = z
     ...(dwell === undefined ? {} : { forMs: dwell }),
   }));
 
-/** A rule as parsed, with where it is written (for messages). */
-export type Rule = z.output<typeof RuleSchema> & { file: string; line: number };
+/**
+ * A rule as parsed, with where it is written (for messages) and, for `edge` and `baskets` rules,
+ * the watchlist's tickers or the basket its name refers to (defined in any rule file).
+ */
+export type Rule = z.output<typeof RuleSchema> & { file: string; line: number; watchlistTickers?: readonly string[]; basketSpec?: Basket };
 
 /** The keys a rule may have, for messages. */
 export const RULE_KEYS = Object.keys(RuleSchema.in.shape);

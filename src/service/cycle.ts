@@ -9,16 +9,32 @@ import type { Alert, PageMemory, SnapshotItem, SourceName } from '../core/types.
 import type { HealthSettings, Rule } from '../rules/index.ts';
 import { SOURCES } from '../core/types.ts';
 import { eventTickerOf, plan, planTimers, unlessSources } from '../rules/index.ts';
-import { errorStatus, fetchEvents, fetchKpis, fetchReports, fetchRuns, type FetchContext, type ResearchApi, type SourcePages } from '../sources/index.ts';
+import {
+  errorStatus,
+  fetchBaskets,
+  fetchEdge,
+  fetchEvents,
+  fetchKpis,
+  fetchMarkets,
+  fetchRankings,
+  fetchReports,
+  fetchRuns,
+  fetchSimilar,
+  type FetchContext,
+  type ResearchApi,
+  type SourcePages,
+} from '../sources/index.ts';
 import {
   applyPlan,
   dueTimers,
+  feedSnapshots,
   getSourceState,
   latestSnapshots,
   listRuns,
   loadPlanInputs,
   markPollError,
   markPollSuccess,
+  polledFeeds,
   pruneSnapshots,
   recordSourceHealth,
   relatedSnapshots,
@@ -29,9 +45,10 @@ import { isKeyRefused } from './health.ts';
 
 /**
  * The order of one cycle, written once: reports are chosen from the events' latest snapshots, so
- * they follow the events poll; the chains run side by side.
+ * they follow the events poll; the chains run side by side. The market-search sources read
+ * nothing of the others, one chain each.
  */
-export const POLL_ORDER: ReadonlyArray<readonly SourceName[]> = [['events', 'reports'], ['kpis'], ['runs']];
+export const POLL_ORDER: ReadonlyArray<readonly SourceName[]> = [['events', 'reports'], ['kpis'], ['runs'], ['edge'], ['rankings'], ['markets'], ['similar'], ['baskets']];
 
 /** Runs `poll` for every source in the cycle's order. */
 export async function inPollOrder(poll: (source: SourceName) => Promise<void>): Promise<void> {
@@ -47,6 +64,11 @@ const FETCHERS: Record<SourceName, (ctx: FetchContext) => SourcePages | Promise<
   kpis: fetchKpis,
   reports: fetchReports,
   runs: fetchRuns,
+  edge: fetchEdge,
+  rankings: fetchRankings,
+  markets: fetchMarkets,
+  similar: fetchSimilar,
+  baskets: fetchBaskets,
 };
 
 /** Sources whose first poll is a baseline; reports and runs judge each entity's first sighting instead. */
@@ -59,6 +81,8 @@ export interface IngestOptions {
   dryRun?: boolean;
   /** What the source learned with these items, stored in the same transaction. */
   remembered?: PageMemory;
+  /** A market-search feed the items are stored under, instead of the source (Plan.feed). */
+  feed?: string;
 }
 
 export interface IngestResult {
@@ -97,7 +121,8 @@ function writesAnything(planned: Plan, remembered: PageMemory): boolean {
     (planned.clearedTimers?.length ?? 0) > 0 ||
     (planned.resolutions?.length ?? 0) > 0 ||
     (remembered.reportChecks?.length ?? 0) > 0 ||
-    (remembered.runStatuses?.length ?? 0) > 0
+    (remembered.runStatuses?.length ?? 0) > 0 ||
+    (remembered.polledFeeds?.length ?? 0) > 0
   );
 }
 
@@ -114,13 +139,14 @@ export async function ingestItems(
   const judging = !options.baseline && rules.length > 0;
   const planned = plan({
     source,
+    ...(options.feed === undefined ? {} : { feed: options.feed }),
     items,
     rules,
     now,
     baseline: options.baseline,
     related: judging ? await relatedOf(store, source, items, need.related) : undefined,
     // Not kept in a variable: the stored snapshots (text) can be collected while the plan is applied.
-    ...(await loadPlanInputs(store, source, items.map((item) => item.key), { memory: judging, timers: need.timers, openOf: judging ? need.openOf : [] })),
+    ...(await loadPlanInputs(store, options.feed ?? source, items.map((item) => item.key), { memory: judging, timers: need.timers, openOf: judging ? need.openOf : [] })),
   });
   const alerts = planned.alerts.map(({ alert }) => alert);
   const changed = planned.snapshots.length;
@@ -175,6 +201,8 @@ export interface PollResult {
   skipped?: boolean;
   /** The source's first poll: it stored what it saw and fired nothing. */
   baseline?: boolean;
+  /** What the poll reports that is no failure (market-search data not synced yet, a query over its page budget). */
+  notices: string[];
 }
 
 export interface SourceFailure {
@@ -194,6 +222,8 @@ function storedState(store: Store): FetchContext['stored'] {
     latestSnapshots: (source, keys) => latestSnapshots(store, source, keys),
     reportCandidates: () => reportCandidates(store),
     processingRuns: () => listRuns(store, { status: 'processing' }),
+    feedSnapshots: (feed) => feedSnapshots(store, feed),
+    polledFeeds: (feeds) => polledFeeds(store, feeds),
   };
 }
 
@@ -206,7 +236,7 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
   const state = await getSourceState(store, source);
   const baseline = BASELINE_SOURCES.has(source) && !state?.baseline_at;
   const rules = options.rules.filter((rule) => rule.source === source);
-  const result: PollResult = { source, alerts: [], changed: 0, ...(BASELINE_SOURCES.has(source) ? { baseline } : {}) };
+  const result: PollResult = { source, alerts: [], changed: 0, notices: [], ...(BASELINE_SOURCES.has(source) ? { baseline } : {}) };
   const pages = await FETCHERS[source]({
     api: options.api,
     rules,
@@ -218,8 +248,14 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
   });
   if (pages === 'idle') return { ...result, skipped: true };
   let watermark: string | null | undefined;
-  for await (const { items, watermark: pageWatermark, ...remembered } of pages) {
-    const ingested = await ingestItems(store, source, items, rules, options.now(), { baseline, dryRun, remembered });
+  for await (const { items, watermark: pageWatermark, feed, notices, ...remembered } of pages) {
+    const ingested = await ingestItems(store, source, items, feed?.rules ?? rules, options.now(), {
+      baseline,
+      dryRun,
+      remembered,
+      ...(feed?.key === undefined ? {} : { feed: feed.key }),
+    });
+    result.notices.push(...(notices ?? []));
     result.alerts.push(...ingested.alerts);
     result.changed += ingested.changed;
     if (pageWatermark !== undefined) watermark = pageWatermark;

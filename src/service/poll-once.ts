@@ -38,6 +38,7 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       ...(ruleSet.health ? { health: ruleSet.health } : {}),
     });
     for (const failure of report.failures) options.err(`edgewatch poll: source ${failure.source} failed: ${failure.error}`);
+    for (const notice of report.results.flatMap((result) => result.notices)) options.err(`edgewatch poll: ${notice}`);
     const baselines = SOURCES.filter((source) => report.results.some((result) => result.source === source && result.baseline));
     if (baselines.length > 0) {
       const next = options.dryRun ? '--dry-run stored nothing, so the next poll is the baseline again' : 'the next poll fires on what changed since';

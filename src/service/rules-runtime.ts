@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import type { SendToChannel } from '../notify/index.ts';
 import type { TemplateSet } from '../render/index.ts';
-import { formatProblem, type RuleSet } from '../rules/index.ts';
+import { formatProblem, formatWarning, type RuleSet } from '../rules/index.ts';
 import { loadRulesAndTemplates, type LoadedRules } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import type { RulesStatus } from './health.ts';
@@ -57,6 +57,7 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
   let ruleSet = first.loaded.ruleSet;
   let templates = first.loaded.templates;
   let send = senderFor(first.loaded);
+  for (const warning of ruleSet.warnings) log.warn(formatWarning(warning));
   let status: RulesStatus = {
     failedAtStart: first.problems.length > 0,
     problems: first.problems,
@@ -78,6 +79,7 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
       ruleSet = loaded.ruleSet;
       templates = loaded.templates;
       send = senderFor(loaded);
+      for (const warning of ruleSet.warnings) log.warn(formatWarning(warning));
       status = { failedAtStart: false, problems: [], loadedAt: at, rules: ruleSet.rules.length, channels: ruleSet.channels.size, lastReload: { at, ok: true, problems: [] } };
       log.info({ reload: 'ok', rules: ruleSet.rules.length, channels: ruleSet.channels.size }, `rules reloaded: ${ruleSet.rules.length} rules, ${ruleSet.channels.size} channels`);
     }

@@ -26,7 +26,7 @@ export {
 export type { AlertFilter, AlertListing } from './repositories.ts';
 export { alertsOnEntity, entityCounts, entityHistory, entityRuleStates, getEntity } from './entities.ts';
 export type { StoredVersion } from './entities.ts';
-export { applyPlan, dueTimers, latestSnapshots, loadPlanInputs, pendingDwell, pruneSnapshots, relatedSnapshots } from './snapshots.ts';
+export { applyPlan, dueTimers, feedSnapshots, latestSnapshots, loadPlanInputs, pendingDwell, polledFeeds, pruneSnapshots, relatedSnapshots } from './snapshots.ts';
 export type { PlanInputOptions, PlanInputs } from './snapshots.ts';
 export { claimSends, closeDigestBatch, digestAlerts, dueSends, markSilenced, openDigestBatches, outboxDepth, settleSends, unsentDeliveries } from './outbox.ts';
 export type { AlertDelivery, OpenBatch, Send, Settlement, UnsentDelivery } from './outbox.ts';

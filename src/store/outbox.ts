@@ -46,7 +46,6 @@ export interface Settlement {
   durationMs: number;
 }
 
-
 /** An alert as stored, with its snapshot's text as `current` (see withCurrent). */
 type AlertRow = Pick<AlertsTable, 'id' | 'rule' | 'severity' | 'source' | 'entity' | 'trigger' | 'fired_at' | 'summary' | 'changes' | 'explanation' | 'explained_at'> & {
   current: string | null;
@@ -77,8 +76,13 @@ function rowToAlert(row: AlertRow): Alert {
 function alertsWithCurrent(db: Kysely<Database>) {
   return db
     .selectFrom('alerts as a')
-    .leftJoin('entities as cur_e', (join) => join.onRef('cur_e.source', '=', 'a.source').onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'))
-    .leftJoin('snapshots as cur_s', (join) => join.onRef('cur_s.source', '=', 'a.source').onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'))
+    // The snapshot is stored under the alert's feed (a market-search query's) or its source.
+    .leftJoin('entities as cur_e', (join) =>
+      join.on((eb) => eb(eb.fn.coalesce('a.feed', 'a.source'), '=', eb.ref('cur_e.source'))).onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'),
+    )
+    .leftJoin('snapshots as cur_s', (join) =>
+      join.on((eb) => eb(eb.fn.coalesce('a.feed', 'a.source'), '=', eb.ref('cur_s.source'))).onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'),
+    )
     .select(['a.id', 'a.rule', 'a.severity', 'a.source', 'a.entity', 'a.trigger', 'a.fired_at', 'a.summary', 'a.changes', 'a.explanation', 'a.explained_at'])
     .select((eb) => eb.fn.coalesce('cur_e.data', 'cur_s.data').as('current'));
 }

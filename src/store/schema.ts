@@ -21,6 +21,7 @@ export interface SnapshotsTable {
 }
 
 export interface SourceStateTable {
+  /** A source, or a market-search feed (one query's entities, whose first poll is its baseline). */
   source: string;
   /** When the source's first (baseline) poll completed; null until then. */
   baseline_at: string | null;
@@ -63,6 +64,8 @@ export interface AlertsTable {
   explanation: string | null;
   /** When the agent was asked (or the question was given up); null: not yet. */
   explained_at: string | null;
+  /** The feed the snapshot is stored under (a market-search query's); null: the alert's source. */
+  feed: string | null;
 }
 
 /** A rule waiting, for one entity, for a dwell to complete or a due date to pass. */

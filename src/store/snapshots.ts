@@ -25,9 +25,10 @@ export interface PlanInputOptions {
 
 /**
  * The latest stored snapshot and the rules' memory of each of `keys` (one select of each per slice
- * of keys); the memory, timers and open alerts only when asked.
+ * of keys); the memory, timers and open alerts only when asked. `source` may be a market-search
+ * feed (Plan.feed).
  */
-export async function loadPlanInputs(store: Store, source: SourceName, keys: readonly string[], options: PlanInputOptions = {}): Promise<PlanInputs> {
+export async function loadPlanInputs(store: Store, source: string, keys: readonly string[], options: PlanInputOptions = {}): Promise<PlanInputs> {
   const db = queryBuilder(store);
   const inputs: PlanInputs = { previous: new Map(), memory: new Map(), timers: new Map(), open: new Map() };
   for (const slice of chunked([...new Set(keys)])) {
@@ -156,6 +157,22 @@ export async function latestSnapshots(store: Store, source: SourceName, keys: re
   return latest;
 }
 
+/** Every entity of a market-search feed (or a source) with its latest snapshot, parsed. */
+export async function feedSnapshots(store: Store, feed: string): Promise<Map<string, Snapshot>> {
+  const rows = await queryBuilder(store).selectFrom('entities').select(['entity_key', 'data']).where('source', '=', feed).execute();
+  return new Map(rows.map((row) => [row.entity_key, JSON.parse(row.data) as Snapshot]));
+}
+
+/** Which of `feeds` have completed a poll (so that their next poll is no baseline). */
+export async function polledFeeds(store: Store, feeds: readonly string[]): Promise<Set<string>> {
+  const polled = new Set<string>();
+  for (const slice of chunked([...new Set(feeds)])) {
+    const rows = await queryBuilder(store).selectFrom('source_state').select('source').where('source', 'in', slice).where('baseline_at', 'is not', null).execute();
+    for (const row of rows) polled.add(row.source);
+  }
+  return polled;
+}
+
 /**
  * Applies a plan, and what its source learned with the page, in one transaction: the snapshots
  * (an entity's superseded latest moves to `snapshots`), the rules' memory, the alerts and their
@@ -175,7 +192,8 @@ export async function applyPlan(store: Store, plan: Plan, remembered: PageMemory
 }
 
 async function writeSnapshots(trx: Kysely<Database>, plan: Plan): Promise<void> {
-  const { source, at } = plan;
+  const { at } = plan;
+  const source = plan.feed ?? plan.source;
   const latest = new Map<string, SnapshotWrite>();
   // An entity whose first write of the page is not its first snapshot has a stored latest, which
   // becomes history (a new entity has none to move).
@@ -238,7 +256,7 @@ const upsertMemory = compiledRows<RuleStateTable>(['rule', 'source', 'entity_key
 
 type NewAlert = Omit<AlertsTable, 'resolved_at' | 'explanation' | 'explained_at'>;
 
-const insertAlerts = compiledRows<NewAlert>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq', 'inhibited_by'], (db, rows) =>
+const insertAlerts = compiledRows<NewAlert>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq', 'inhibited_by', 'feed'], (db, rows) =>
   db
     .insertInto('alerts')
     .values(rows)
@@ -257,14 +275,27 @@ const insertDeliveries = compiledRows<NewDelivery>(['alert_id', 'channel', 'stat
 async function writeMemory(trx: Kysely<Database>, plan: Plan): Promise<void> {
   await upsertMemory(
     trx,
-    plan.memory.map((m) => ({ rule: m.rule, source: plan.source, entity_key: m.key, armed: m.state.armed ? 1 : 0, last_fired_at: m.state.lastFiredAt })),
+    plan.memory.map((m) => ({ rule: m.rule, source: plan.feed ?? plan.source, entity_key: m.key, armed: m.state.armed ? 1 : 0, last_fired_at: m.state.lastFiredAt })),
   );
 }
 
-/** An alert as its row. Its `current` is the entity's snapshot `seq`, stored once however many rules fire on it. */
-function alertRow(alert: Alert, seq: number, inhibitedBy: Inhibition | undefined): NewAlert {
+/** An alert as its row. Its `current` is the entity's snapshot `seq` (in `feed`), stored once however many rules fire on it. */
+function alertRow(alert: Alert, seq: number, inhibitedBy: Inhibition | undefined, feed: string | undefined): NewAlert {
   const { id, rule, severity, source, entity, trigger, fired_at, summary } = alert;
-  return { id, rule, severity, source, entity, trigger, fired_at, summary, changes: JSON.stringify(alert.changes), seq, inhibited_by: inhibitedBy ? JSON.stringify(inhibitedBy) : null };
+  return {
+    id,
+    rule,
+    severity,
+    source,
+    entity,
+    trigger,
+    fired_at,
+    summary,
+    changes: JSON.stringify(alert.changes),
+    seq,
+    inhibited_by: inhibitedBy ? JSON.stringify(inhibitedBy) : null,
+    feed: feed ?? null,
+  };
 }
 
 const upsertTimers = compiledRows<TimersTable>(['rule', 'source', 'entity_key', 'kind', 'due_at', 'cause', 'from_value'], (db, rows) =>
@@ -356,7 +387,7 @@ async function writeAlerts(trx: Kysely<Database>, plan: Plan): Promise<Set<strin
   const fresh = plan.alerts.filter(({ alert }) => !already.has(alert.id));
   // A slice at a time, so that each alert's changes serialized for its row die young.
   for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
-    await insertAlerts(trx, fresh.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq, inhibitedBy }) => alertRow(alert, seq, inhibitedBy)));
+    await insertAlerts(trx, fresh.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq, inhibitedBy }) => alertRow(alert, seq, inhibitedBy, plan.feed)));
   }
   const stored = new Set(fresh.map(({ alert }) => alert.id));
   await insertDeliveries(
@@ -386,6 +417,13 @@ async function writePageMemory(trx: Kysely<Database>, remembered: PageMemory, at
   for (const { runId, status } of remembered.runStatuses ?? []) {
     await trx.updateTable('runs').set({ status, updated_at: at }).where('run_id', '=', runId).execute();
   }
+  for (const feed of remembered.polledFeeds ?? []) {
+    await trx
+      .insertInto('source_state')
+      .values({ source: feed, baseline_at: at, watermark: null, last_success_at: at, last_error_at: null, last_error: null, failures: 0 })
+      .onConflict((oc) => oc.column('source').doUpdateSet((eb) => ({ baseline_at: eb.fn.coalesce('source_state.baseline_at', eb.val(at)), last_success_at: at })))
+      .execute();
+  }
 }
 
 /** Deletes superseded snapshots stored before the retention, but those of alerts; the latest of every entity lives in `entities`. */
@@ -399,7 +437,7 @@ export async function pruneSnapshots(store: Store, olderThan: Date): Promise<num
         exists(
           selectFrom('alerts')
             .select('alerts.id')
-            .whereRef('alerts.source', '=', 'snapshots.source')
+            .where((eb) => eb(eb.fn.coalesce('alerts.feed', 'alerts.source'), '=', eb.ref('snapshots.source')))
             .whereRef('alerts.entity', '=', 'snapshots.entity_key')
             .whereRef('alerts.seq', '=', 'snapshots.seq'),
         ),

@@ -62,7 +62,7 @@ it('warns of a template variable the alert or digest view does not have, where i
   ]);
 });
 
-it('prints warnings as `warning: file:line:column: message` and exits 0; the shipped rules and templates have none', async () => {
+it('prints warnings as `file:line:column: warning: message` and exits 0; the shipped rules and templates have none', async () => {
   const rulesDir = writeRules(dir, rule('events', '{ series_category: Crypto }'));
   const templates = path.join(dir, 'templates');
   mkdirSync(templates);
@@ -70,8 +70,8 @@ it('prints warnings as `warning: file:line:column: message` and exits 0; the shi
   const result = await runCli(['validate'], { EDGEWATCH_RULES: rulesDir, EDGEWATCH_TEMPLATES: templates, EDGEWATCH_DB: path.join(dir, 'db') });
   expect(result.code).toBe(0);
   expect(result.stdout.split('\n')).toEqual([
-    expect.stringMatching(new RegExp(`^warning: ${templates.replace(/[.\\/]/g, '\\$&')}/edge\\.slack\\.liquid:1:4: "view\\.titel": view has no titel`)),
-    `warning: ${path.join(rulesDir, 'rules.yaml')}:7:32: rule "r": filter series_category: "Crypto" is not a value the API writes for series_category (politics, crypto, economics, ...): did you mean crypto? (a filter compares values exactly)`,
+    expect.stringMatching(new RegExp(`^${templates.replace(/[.\\/]/g, '\\$&')}/edge\\.slack\\.liquid:1:4: warning: "view\\.titel": view has no titel`)),
+    `${path.join(rulesDir, 'rules.yaml')}:7:32: warning: rule "r": filter series_category: "Crypto" is not a value the API writes for series_category (politics, crypto, economics, ...): did you mean crypto? (a filter compares values exactly)`,
     `1 rule and 1 channel in ${rulesDir}: valid`,
     '',
   ]);

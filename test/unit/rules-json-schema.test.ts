@@ -32,7 +32,7 @@ it('describes what a person writes: strict keys, durations as text, a filter con
   const condition = rule.properties.filter.anyOf[0].additionalProperties;
   expect(condition.anyOf.map((option: { type: unknown }) => option.type)).toEqual([['string', 'number', 'boolean', 'null'], 'array', 'object']);
   expect(Object.keys(condition.anyOf[2].properties)).toEqual(['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'not_in', 'contains']);
-  expect(rule.properties.trigger.oneOf.map((t: Json) => t.properties.type.const)).toEqual(['crosses', 'moves', 'flips', 'changes', 'drops', 'rises', 'appears', 'new', 'overdue']);
+  expect(rule.properties.trigger.oneOf.map((t: Json) => t.properties.type.const)).toEqual(['crosses', 'moves', 'flips', 'changes', 'drops', 'rises', 'appears', 'new', 'overdue', 'added']);
 });
 
 it('is what `edgewatch schema` prints', async () => {

@@ -75,8 +75,8 @@ describe('combineRuleFiles: checks across files', () => {
         { file: 'a.yaml', text: channels + 'oops: 1\n' },
       ],
       problems: [
-        'b.yaml:1:1: unknown top-level key "rulez" (did you mean rules?) (a rule file has channels and rules)',
-        'a.yaml:3:1: unknown top-level key "oops" (a rule file has channels and rules)',
+        'b.yaml:1:1: unknown top-level key "rulez" (did you mean rules?) (a rule file has channels, rules, watchlists and baskets)',
+        'a.yaml:3:1: unknown top-level key "oops" (a rule file has channels, rules, watchlists and baskets)',
       ],
       rules: [],
     },
