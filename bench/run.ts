@@ -10,8 +10,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { SandboxRequest } from '../src/sandbox/index.ts';
+import { MARKET_SOURCES } from '../src/core/types.ts';
 import type { Step, StepResult } from './poll-process.ts';
-import { benchRulesYaml } from './rules.ts';
+import { benchMarketRulesYaml, benchRulesYaml, marketSourceOf } from './rules.ts';
 
 const HERE = import.meta.dirname;
 const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -147,13 +148,15 @@ function runStep(step: Step): Promise<StepResult> {
 async function pollAndFloor(step: Extract<Step, { mode: 'poll' }>): Promise<{ poll: StepResult; floor: StepResult }> {
   const poll = await runStep(step);
   if (poll.failures?.length) throw new Error(`poll failed: ${poll.failures.join('; ')}`);
-  // The floor fetches exactly what the poll fetched: as many list pages, the same single resources.
+  // The floor fetches exactly what the poll fetched: as many list pages, the same single resources
+  // (or, when the poll recorded them, the same requests as sent).
   const floor = await runStep({
     mode: 'floor',
     apiUrl: step.apiUrl,
     eventPages: poll.eventPages ?? 0,
     kpiPages: poll.kpiPages ?? 0,
-    singles: poll.singles ?? [],
+    singles: poll.requests ? [] : (poll.singles ?? []),
+    ...(poll.requests ? { requests: poll.requests } : {}),
   });
   return { poll, floor };
 }
@@ -215,6 +218,27 @@ async function coldStart(args: string[], env: Record<string, string>, runs = 7):
   return summarize(samples);
 }
 
+/** Tickers the sandbox knows, for the market-search rules: the top of its edge ranking, and markets. */
+async function sandboxTickers(apiUrl: string): Promise<{ events: string[]; markets: string[] }> {
+  const get = async (path: string) => {
+    const response = await fetch(`${apiUrl}/predictions/venuea${path}`, { headers: { authorization: 'Bearer bench' } });
+    return ((await response.json()) as { data: Array<Record<string, string>> }).data;
+  };
+  const events = (await get('/markets-with-edge?limit=150')).map((row) => row.event_ticker!);
+  const markets = (await get('/markets?limit=50')).map((row) => row.market_ticker!);
+  return { events, markets };
+}
+
+/** How many requests each market-search source made. */
+function requestsBySource(requests: ReadonlyArray<{ path: string }>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { path: requestPath } of requests) {
+    const source = marketSourceOf(requestPath);
+    counts[source] = (counts[source] ?? 0) + 1;
+  }
+  return counts;
+}
+
 // ---- the run ----
 
 if (!existsSync(path.join(ROOT, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
@@ -256,6 +280,19 @@ try {
   log('baseline of the quiet database (the example rules), not measured');
   await runStep(pollStep(sandbox.url, 'quiet.db', undefined, EXAMPLE_RULES));
 
+  // Reading the tickers also builds the sandbox's market-search view, so that neither the poll
+  // nor its floor pays for it.
+  const marketRules = benchMarketRulesYaml(receiver.url, await sandboxTickers(sandbox.url));
+  const marketRulesDir = path.join(dir, 'rules-markets');
+  mkdirSync(marketRulesDir);
+  writeFileSync(path.join(marketRulesDir, 'bench.yaml'), marketRules.yaml);
+  log(`market-search poll: ${marketRules.count} rules over ${MARKET_SOURCES.join(', ')} (fresh database)`);
+  const marketStep = { ...pollStep(sandbox.url, 'markets.db', [...MARKET_SOURCES]), rulesDir: marketRulesDir, recordRequests: true };
+  // The sandbox computes a search or a ranking once per refresh: a first, unmeasured poll does it,
+  // so that the measured poll and its floor both find it done.
+  const warmup = await runStep({ ...marketStep, db: path.join(dir, 'markets-warmup.db') });
+  const marketPoll = await pollAndFloor(marketStep);
+
   log(`scaling: events-only baseline at ${EVENTS}`);
   const scaleTop = await pollAndFloor(pollStep(sandbox.url, `scale-${EVENTS}.db`, ['events']));
 
@@ -268,6 +305,9 @@ try {
   const moved = await sandbox.mutate(0.05, 'storm');
   log(`storm: moved ${moved.events} events and ${moved.kpis} KPI rows; incremental poll (bench rules)`);
   const incremental = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
+  log('market-search poll after the move (the market data refreshed)');
+  await runStep({ mode: 'floor', apiUrl: sandbox.url, eventPages: 0, kpiPages: 0, singles: [], requests: warmup.requests ?? [] });
+  const marketIncremental = await pollAndFloor(marketStep);
   await sandbox.close();
   sandbox = undefined;
 
@@ -364,6 +404,25 @@ try {
     },
     incremental: incrementalFigures(incremental, moved),
     quiet: incrementalFigures(quiet, movedQuietly),
+    marketSearch: {
+      rules: marketRules.count,
+      requests: marketPoll.poll.requests?.length,
+      requestsBySource: requestsBySource(marketPoll.poll.requests ?? []),
+      ms: round(marketPoll.poll.ms, 0),
+      floorMs: round(marketPoll.floor.ms, 0),
+      ratio: round(marketPoll.poll.ms / marketPoll.floor.ms),
+      maxRssMb: round(marketPoll.poll.maxRssMb, 0),
+      changed: marketPoll.poll.changed,
+      notices: marketPoll.poll.notices,
+      incremental: {
+        requests: marketIncremental.poll.requests?.length,
+        ms: round(marketIncremental.poll.ms, 0),
+        floorMs: round(marketIncremental.floor.ms, 0),
+        ratio: round(marketIncremental.poll.ms / marketIncremental.floor.ms),
+        changed: marketIncremental.poll.changed,
+        alerts: marketIncremental.poll.alerts,
+      },
+    },
     delivery: {
       alerts: DELIVERIES,
       ms: round(delivery.ms, 0),
@@ -391,6 +450,15 @@ try {
     ['baseline peak RSS', `${results.baseline.maxRssMb} MB`, `${results.baseline.floorMaxRssMb} MB`, '', `<= ${TARGETS.peakRssMb} MB`, met(results.baseline.maxRssMb <= TARGETS.peakRssMb)],
     [`incremental, quiet (${q.changed} changed, ${q.alerts} alerts)`, `${q.ms} ms`, `${q.floorMs} ms`, `${q.ratio}x`, `<= ${TARGETS.quietRatio}x`, met(q.ratio <= TARGETS.quietRatio)],
     [`incremental, storm (${storm.changed} changed, ${storm.alerts} alerts)`, `${storm.ms} ms`, `${storm.floorMs} ms`, `${storm.ratio}x`, `<= ${TARGETS.stormRatio}x`, met(storm.ratio <= TARGETS.stormRatio)],
+    [`market-search baseline poll (${results.marketSearch.rules} rules, ${results.marketSearch.requests} requests)`, `${results.marketSearch.ms} ms`, `${results.marketSearch.floorMs} ms`, `${results.marketSearch.ratio}x`, '', ''],
+    [
+      `market-search poll after the move (${results.marketSearch.incremental.requests} requests, ${results.marketSearch.incremental.alerts} alerts)`,
+      `${results.marketSearch.incremental.ms} ms`,
+      `${results.marketSearch.incremental.floorMs} ms`,
+      `${results.marketSearch.incremental.ratio}x`,
+      '',
+      '',
+    ],
     ...scaling.map((s) => [`events-only baseline ${s.events}`, `${s.ms} ms`, `${s.floorMs} ms`, `${s.ratio}x`, `${s.msPer1kEvents} ms/1k ev`, '']),
     ['scaling (ms per 1k events, 20k-50k vs 5k-20k)', `${round(slopeHigh, 1)} vs ${round(slopeLow, 1)}`, '', `${round(slopeGrowth)}x`, `<= ${TARGETS.slopeGrowth}x (linear)`, met(slopeGrowth <= TARGETS.slopeGrowth)],
     [`${DELIVERIES} webhook deliveries`, `${results.delivery.ms} ms`, '', `${results.delivery.perSecond}/s`, `< ${TARGETS.deliveryMs} ms`, met(results.delivery.ms < TARGETS.deliveryMs && results.delivery.receivedDistinctIds === DELIVERIES)],

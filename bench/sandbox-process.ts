@@ -24,7 +24,7 @@ const QUIET_JUMPS = 0.35;
  * Moves `fraction` of the events (new snapshots, captured now) and of the KPI rows. A storm gives
  * every moved event a new random edge (the bench's 44 events rules fire ~7 alerts per change); a
  * quiet move gives each a new traded volume and about one in three (`QUIET_JUMPS`) a new edge, so
- * that the example rules fire about one alert per ten changes.
+ * that the example rules fire about one alert per ten changes. Then the market-search data refreshes.
  */
 function mutate(fraction: number, kind: 'storm' | 'quiet'): { events: number; kpis: number } {
   const world = sandbox.world;
@@ -53,6 +53,8 @@ function mutate(fraction: number, kind: 'storm' | 'quiet'): { events: number; kp
     if (movedKpis % 7 === 0) world.updateKpi(id, { liquidity_tier: ['high', 'medium', 'low'][Math.floor(random() * 3)] });
     movedKpis++;
   }
+  // The market-search data's nightly refresh: it shows the moves too.
+  world.refreshMarkets();
   return { events: movedEvents, kpis: movedKpis };
 }
 

@@ -3,7 +3,7 @@
 import type { Config } from '../config.ts';
 // The outbox's own modules, not notify/index.ts, which would load the Slack client and nodemailer.
 import { closeDueBatches } from '../notify/digests.ts';
-import { deliverDue, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/outbox.ts';
+import { deliverDue, silenceUnsent, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/outbox.ts';
 import type { RuleSet } from '../rules/index.ts';
 import type { Store } from '../store/index.ts';
 import { GROUPING_KINDS } from './senders.ts';
@@ -17,6 +17,8 @@ export interface DeliverNowOptions {
   stopping?: DeliverOptions['stopping'];
   /** The clock of the pass: which digests and retries are due, and the send times. */
   now?: () => Date;
+  /** Asks the agent before an alert's first delivery (rules with `explain`): see createExplainer. */
+  explain?: DeliverOptions['explain'];
 }
 
 /** `send` comes from createChannelSender, built once per rule set rather than per pass. */
@@ -28,6 +30,8 @@ export async function deliverNow(
   options: DeliverNowOptions = {},
 ): Promise<DeliverReport> {
   const now = options.now ?? (() => new Date());
+  // Silences first: a silence made since the last pass mutes what has not been sent yet.
+  await silenceUnsent(store, now());
   await closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), now(), options);
   return deliverDue(store, {
     channels: ruleSet.channels,
@@ -39,5 +43,6 @@ export async function deliverNow(
     onOutcome: options.onOutcome,
     busyChannels: options.busyChannels,
     stopping: options.stopping,
+    explain: options.explain,
   });
 }

@@ -179,6 +179,30 @@ describe('edgewatch run', () => {
     expect(receiver.requests.filter((r) => r.json().entity === tickers[2])).toHaveLength(1);
   }, 60_000);
 
+  it('polls the market-search sources every EDGEWATCH_POLL_MARKETS and delivers an edge crossing of a watched ticker', async () => {
+    const watched = sandbox.world.eventTickers().find((t) => sandbox.world.eventVenue(t) === 'venuea')!;
+    sandbox.world.updateEvent(watched, { edge_pp: 0 });
+    sandbox.world.refreshMarkets();
+    writeFileSync(
+      path.join(rulesDir, 'rules.yaml'),
+      `channels:\n  hook: { type: webhook, url: "${receiver.url}" }\nwatchlists: { mine: [${watched}] }\nrules:\n` +
+        '  - { name: my-edge, source: edge, watchlist: mine, trigger: { type: crosses, field: edge_pp, above: 10 }, notify: [hook] }\n',
+    );
+    const daemon = await startDaemon({ EDGEWATCH_POLL_MARKETS: '1s' });
+    const baseline = await waitFor('the watchlist baseline', async () => {
+      const answer = await getJson(`${daemon.url}healthz`);
+      return answer.body.sources.edge?.last_success_at ? answer : undefined;
+    });
+    expect(baseline.body.sources.edge).toMatchObject({ interval_seconds: 1, idle: false });
+    expect(baseline.body.sources.rankings).toMatchObject({ interval_seconds: 1, idle: true });
+
+    sandbox.advance(1);
+    sandbox.world.updateEvent(watched, { edge_pp: 15 });
+    sandbox.world.refreshMarkets();
+    const request = await receiver.waitFor('my-edge', alertFor('my-edge', watched));
+    expect(request.json()).toMatchObject({ type: 'alert', source: 'edge', trigger: 'crosses', current: { input_ticker: watched, edge_pp: 15 } });
+  }, 60_000);
+
   it('warns at start when the API key is missing, logs the 401 as an error naming EDGEWATCH_API_KEY, and /healthz answers 503 at once', async () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     // Long intervals: only the key, not staleness, can make /healthz 503 here.
