@@ -1,4 +1,5 @@
 // What changed between two snapshots of one entity.
+import { kpiValue } from '../core/format.ts';
 import type { Change, Snapshot } from '../core/types.ts';
 import { getPath } from './path.ts';
 import { deepEqual } from './values.ts';
@@ -6,17 +7,36 @@ import { deepEqual } from './values.ts';
 /**
  * The top-level fields whose values differ (deep compare; null and absent are the same), sorted
  * by field name. Absent values are reported as null so that a change survives JSON. With no
- * previous snapshot every present field of `curr` is a change from null.
+ * previous snapshot every present field of `curr` is a change from null. `compared` picks the
+ * fields by their values (both must pass); the others are not compared at all.
  */
-export function diffSnapshots(prev: Snapshot | undefined, curr: Snapshot): Change[] {
+export function diffSnapshots(prev: Snapshot | undefined, curr: Snapshot, compared: (value: unknown) => boolean = () => true): Change[] {
   const fields = new Set([...Object.keys(prev ?? {}), ...Object.keys(curr)]);
   const changes: Change[] = [];
   for (const field of [...fields].sort(byCodePoint)) {
     const from = prev?.[field];
     const to = curr[field];
-    if (!deepEqual(from, to)) changes.push({ field, from: from ?? null, to: to ?? null });
+    if (compared(from) && compared(to) && !deepEqual(from, to)) changes.push({ field, from: from ?? null, to: to ?? null });
   }
   return changes;
+}
+
+/**
+ * The changed top-level fields an alert records besides its trigger's own: those whose values
+ * rules and messages read as values (numbers, text, flags, lists of those, KPI values such as
+ * `actual`), with their old and new values. A nested record that reads as no value (`research`)
+ * or a list of records (`outcome_probabilities`) is left out: it was most of the bytes an alert
+ * wrote, once per firing rule, and the snapshot in `current` holds it whole.
+ */
+export function alertChanges(prev: Snapshot, curr: Snapshot): Change[] {
+  return diffSnapshots(prev, curr, readsAsValue);
+}
+
+/** A value a message shows as such (core/format.ts): a scalar, a list of scalars, a KPI value. */
+function readsAsValue(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every((item) => item === null || typeof item !== 'object');
+  return kpiValue(value) !== undefined;
 }
 
 /** The change of one dotted field, or undefined when its value is the same in both. */

@@ -1,7 +1,7 @@
 // One rule against one entity's change: did it fire, and what does it remember.
 import type { Change, RuleState, Snapshot } from '../core/types.ts';
 import type { Rule, Trigger } from './schema.ts';
-import { changedField, diffSnapshots } from './diff.ts';
+import { alertChanges, changedField } from './diff.ts';
 import { nullIsUnranked, ordinalOrder } from './fields.ts';
 import { matchesFilter } from './filter.ts';
 import { getPath } from './path.ts';
@@ -19,7 +19,7 @@ export interface Evaluation {
   suppressed?: 'filter' | 'cooldown';
   /** The memory to store for this rule and entity. */
   state: RuleState;
-  /** When triggered: the trigger field's change first, then the other changed fields; else empty. */
+  /** When triggered: the trigger field's change first, then the other changed fields (alertChanges); else empty. */
   changes: Change[];
   /** When triggered: one line for people; else empty. */
   summary: string;
@@ -189,8 +189,9 @@ export function inCooldown(cooldownMs: number | undefined, lastFiredAt: string |
 }
 
 /**
- * The trigger field's change first, then the other changed top-level fields. For a new entity
- * only the trigger field is listed: everything else would be every field of the snapshot.
+ * The trigger field's change first, then the other changed top-level fields an alert records
+ * (alertChanges). For a new entity only the trigger field is listed: everything else would be
+ * every field of the snapshot.
  */
 export function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
   const field = trigger.type === 'new' ? undefined : trigger.field;
@@ -198,5 +199,5 @@ export function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: S
   if (own && trigger.type === 'added') own.added = addedElements(own.from, own.to);
   const first = own ? [own] : [];
   if (prev === undefined) return first;
-  return [...first, ...diffSnapshots(prev, curr).filter((change) => change.field !== field)];
+  return [...first, ...alertChanges(prev, curr).filter((change) => change.field !== field)];
 }

@@ -8,7 +8,7 @@ export { getPath } from './path.ts';
 export { matchesFilter } from './filter.ts';
 export { ChannelSchema, FILTER_OPERATORS, FilterSchema, RuleSchema, TriggerSchema, WEEKDAYS } from './schema.ts';
 export type { Channel, Digest, Explain, FilterClause, FilterOperator, HealthSettings, Quiet, Rule, Trigger, UnlessEntry, Weekday } from './schema.ts';
-export { diffSnapshots, changedField } from './diff.ts';
+export { alertChanges, diffSnapshots, changedField } from './diff.ts';
 export { evaluate } from './evaluate.ts';
 export type { Evaluation } from './evaluate.ts';
 export { summarize } from './summary.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, Snapshot } from '../../src/core/types.ts';
-import { changedField, diffSnapshots } from '../../src/rules/diff.ts';
+import { alertChanges, changedField, diffSnapshots } from '../../src/rules/diff.ts';
 
 describe('diffSnapshots', () => {
   it.each([
@@ -55,5 +55,57 @@ describe('changedField', () => {
 
   it('no previous snapshot', () => {
     expect(changedField(undefined, curr, 'actual.value')).toEqual({ field: 'actual.value', from: null, to: 7 });
+  });
+});
+
+describe('alertChanges', () => {
+  const research = (narrative: string) => ({ catalysts: { forward: { narrative } }, evidence: [{ slot: 'a', findings: narrative }] });
+  it.each([
+    {
+      name: 'numbers, text, flags and bookkeeping, sorted',
+      prev: { edge_pp: 8.1, name: 'A', eligible: true, history_id: 1 },
+      curr: { edge_pp: 12.3, name: 'B', eligible: false, history_id: 2 },
+      expected: [
+        { field: 'edge_pp', from: 8.1, to: 12.3 },
+        { field: 'eligible', from: true, to: false },
+        { field: 'history_id', from: 1, to: 2 },
+        { field: 'name', from: 'A', to: 'B' },
+      ],
+    },
+    {
+      name: 'a nested record that reads as no value (research) is left out',
+      prev: { edge_pp: 1, research: research('old') },
+      curr: { edge_pp: 2, research: research('new') },
+      expected: [{ field: 'edge_pp', from: 1, to: 2 }],
+    },
+    {
+      name: 'research appearing is left out too',
+      prev: { edge_pp: 1 },
+      curr: { edge_pp: 1, research: research('new') },
+      expected: [],
+    },
+    {
+      name: 'a list of records (outcome_probabilities) is left out',
+      prev: { outcome_probabilities: [{ market_ticker: 'A', model_probability: 40 }] },
+      curr: { outcome_probabilities: [{ market_ticker: 'A', model_probability: 45 }] },
+      expected: [],
+    },
+    {
+      name: 'a list of text is kept',
+      prev: { warnings: ['a'] },
+      curr: { warnings: ['a', 'b'] },
+      expected: [{ field: 'warnings', from: ['a'], to: ['a', 'b'] }],
+    },
+    {
+      name: 'a KPI value is kept, also from null',
+      prev: { actual: null, market_implied: { value: 5, unit: '%', formatted: '5%' } },
+      curr: { actual: { value: 7, unit: '%', formatted: '7%' }, market_implied: { value: 6, unit: '%', formatted: '6%' } },
+      expected: [
+        { field: 'actual', from: null, to: { value: 7, unit: '%', formatted: '7%' } },
+        { field: 'market_implied', from: { value: 5, unit: '%', formatted: '5%' }, to: { value: 6, unit: '%', formatted: '6%' } },
+      ],
+    },
+  ] as Array<{ name: string; prev: Snapshot; curr: Snapshot; expected: Change[] }>)('$name', ({ prev, curr, expected }) => {
+    expect(alertChanges(prev, curr)).toEqual(expected);
   });
 });

@@ -89,6 +89,9 @@ describe('crosses', () => {
       { field: 'edge_pp', from: 8.1, to: 12.34 },
       { field: 'confidence_score', from: 6, to: 7 },
     ]);
+    // The research behind the numbers changes too: `current` holds it, the changes do not.
+    const withResearch = (e: number, narrative: string): Snapshot => ({ ...edge(e), research: { catalysts: { forward: { narrative } } } });
+    expect(evaluate(above10abs, withResearch(8.1, 'old'), withResearch(12.34, 'new'), undefined, NOW).changes).toEqual([{ field: 'edge_pp', from: 8.1, to: 12.34 }]);
     const negative = evaluate(above10abs, edge(-5), edge(-12), undefined, NOW);
     expect(negative.summary).toBe('Fed decision December: edge -12.0 pp crossed above 10 pp in absolute value');
   });
