@@ -11,7 +11,7 @@ import {
   AgentResponse,
   EventDetail,
   EventHistoryEnvelope,
-  EventRow,
+  EventListRow,
   GenerationAccepted,
   HistorySnapshot,
   KpiBoardEnvelope,
@@ -101,7 +101,7 @@ export interface KpiDetailParams {
 }
 
 export interface ApiClient extends MarketSearchMethods {
-  eventPages(params?: EventPagesParams): AsyncIterable<Page<EventRow>>;
+  eventPages(params?: EventPagesParams): AsyncIterable<Page<EventListRow>>;
   event(ticker: string, params?: { runId?: string }): Promise<EventDetail>;
   eventHistoryPages(ticker: string, params?: EventHistoryParams): AsyncIterable<HistoryPage>;
   report(venue: Venue, key: string, params?: { version?: string }): Promise<ReportRetrieval>;
@@ -182,7 +182,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           cursor: params.cursor,
         },
       };
-      return listPages(ctx, call, PageEnvelope, EventRow, () => ({}));
+      return listPages(ctx, call, PageEnvelope, EventListRow, () => ({}));
     },
 
     event(ticker, params = {}) {

@@ -20,6 +20,7 @@ export { parseRetryAfter } from '../core/retry-after.ts';
 export {
   EventDetail,
   EventHistoryEnvelope,
+  EventListRow,
   EventRow,
   GenerationAccepted,
   HistorySnapshot,

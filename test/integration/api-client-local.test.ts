@@ -286,6 +286,21 @@ describe('api client on a local server', () => {
     expect(row!.research).toEqual(research);
   });
 
+  it("checks a list row's research only as an object: its parts pass as they came, unchecked; research that is no object is refused", async () => {
+    // The product stores research and hands it on in `current`, but reads none of it.
+    const research = { catalysts: { observed: [{ date: 20261121, direction: null }] }, evidence: 'one slot', sources: [{ title: 3 }] };
+    const { url } = await serve((req, res) =>
+      json(res, 200, page([eventRow(req.url!.includes('cursor=') ? 'KXTEXT' : 'D-1', { research: req.url!.includes('cursor=') ? 'a summary' : research })], req.url!.includes('cursor=') ? null : 'next')),
+    );
+    const pages = client(url).eventPages()[Symbol.asyncIterator]();
+    const first = await pages.next();
+    expect(first.done).toBe(false);
+    expect(first.value!.rows[0]!.research).toEqual(research);
+    const err = await rejection(pages.next());
+    expect(err).toMatchObject({ code: 'invalid_response', retryable: false, resource: 'events list' });
+    expect(err.message).toBe('events list: row KXTEXT: field research: expected object, received string');
+  });
+
   it('rejects a wrongly typed field, naming the resource, the row and the field', async () => {
     const { url } = await serve((_req, res) => json(res, 200, page([eventRow('KXFED-25NOV'), eventRow('KXFED-25DEC', { edge_pp: 'abc' })], null)));
     const err = await rejection(collect(client(url).eventPages()));
