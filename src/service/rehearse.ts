@@ -63,7 +63,7 @@ async function progressBar(): Promise<{ update: (p: { total?: number; done?: num
 }
 
 export async function runBacktestCommand(config: Config, options: BacktestCommandOptions): Promise<number> {
-  const { backtestRange, formatBacktest, runBacktest, skippedLine } = await import('./backtest.ts');
+  const { backtestRange, formatBacktest, inhibitedCount, runBacktest, skippedLine } = await import('./backtest.ts');
   const fail = (message: string, code: number): number => {
     options.err(`edgewatch backtest: ${message}`);
     return code;
@@ -105,6 +105,10 @@ export async function runBacktestCommand(config: Config, options: BacktestComman
       const skipped = skippedLine(result.skipped);
       if (options.json) {
         options.printJson(result.report);
+        // The contract fixes the report's shape: inhibited alerts are left out of it, and said so here.
+        for (const [rule, held] of result.inhibited) {
+          if (held.length > 0) options.err(`edgewatch backtest: ${rule}: ${inhibitedCount(held.length)}, left out of alerts`);
+        }
         if (skipped) options.err(`edgewatch backtest: ${skipped}`);
       } else {
         for (const line of formatBacktest(result)) options.out(line);
@@ -123,7 +127,7 @@ export async function runBacktestCommand(config: Config, options: BacktestComman
 export async function runRuleTestsCommand(config: Config, files: readonly string[], io: CommandIo): Promise<number> {
   const { readTemplates } = await import('../render/index.ts');
   const { formatProblem, ruleContext } = await import('../rules/index.ts');
-  const { sideBySide } = await import('../rules/rule-tests.ts');
+  const { alertLabel, sideBySide } = await import('../rules/rule-tests.ts');
   const { runRuleTestFile } = await import('./rule-tests.ts');
   const templates = await readTemplates(config.templatesDir);
   // Nothing is sent: a channel counts as configured whatever the environment holds.
@@ -138,7 +142,7 @@ export async function runRuleTestsCommand(config: Config, files: readonly string
       failed += outcome.tests;
       continue;
     }
-    for (const { test, passed: ok, actual } of outcome.results) {
+    for (const { test, passed: ok, actual, inhibited } of outcome.results) {
       if (ok) {
         passed++;
         io.out(`ok   ${file}: ${test.name}`);
@@ -147,6 +151,7 @@ export async function runRuleTestsCommand(config: Config, files: readonly string
       failed++;
       io.out(`FAIL ${file}:${test.at.line}:${test.at.column}: ${test.name}`);
       for (const line of sideBySide(test.expect, actual)) io.out(`     ${line}`);
+      for (const alert of inhibited) io.out(`     inhibited by unless, so not fired: ${alertLabel(alert)}`);
     }
   }
   io.out(`${passed} passed, ${failed} failed`);
