@@ -6,7 +6,7 @@ import { describeError } from '../core/errors.ts';
 import type { Snapshot } from '../core/types.ts';
 import type { Channel, Rule } from '../rules/index.ts';
 import type { RenderedMessage } from './senders.ts';
-import { connectApi, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
+import { connectApi, openConfiguredStore, requireRulesAndTemplates, storedDataClock } from './app.ts';
 
 export interface CommandIo {
   out: (line: string) => void;
@@ -170,7 +170,8 @@ export async function runWhyCommand(config: Config, ruleName: string, entity: st
     return 1;
   }
   const { explainRule } = await import('../rules/explain.ts');
-  const { alertsOnEntity, entityHistory, entityRuleStates } = await import('../store/index.ts');
+  const { eventTickerOf, unlessSources } = await import('../rules/index.ts');
+  const { activeSilences, alertsOnEntity, entityHistory, entityRuleStates, pendingDwell, relatedSnapshots } = await import('../store/index.ts');
   const store = await openConfiguredStore(config, { readonly: true });
   try {
     const stored = await entityHistory(store, rule.source, entity, WHY_HISTORY);
@@ -182,7 +183,21 @@ export async function runWhyCommand(config: Config, ruleName: string, entity: st
     const state = (await entityRuleStates(store, rule.source, entity)).find((row) => row.rule === rule.name);
     const memory = state && { armed: state.armed === 1, lastFiredAt: state.last_fired_at };
     const lastAlert = (await alertsOnEntity(store, rule.source, entity, [rule.name])).at(-1);
-    for (const line of explainRule({ rule, entity, history, memory, lastAlert, now: new Date() })) io.out(line);
+    const ticker = eventTickerOf(rule.source, entity, history.at(-1)!.data);
+    const related = ticker === undefined ? undefined : (await relatedSnapshots(store, new Map([[entity, ticker]]), unlessSources(rule))).get(entity);
+    const input = {
+      rule,
+      entity,
+      history,
+      memory,
+      lastAlert,
+      dwell: await pendingDwell(store, rule.name, rule.source, entity),
+      // Silences are written and listed on the users' clock (`silence add`, `silence list`).
+      silences: await activeSilences(store, new Date()),
+      related,
+      now: await storedDataClock(config, store, rule.source),
+    };
+    for (const line of explainRule(input)) io.out(line);
     return 0;
   } finally {
     await store.close();
@@ -237,12 +252,13 @@ export async function runRenderCommand(config: Config, ruleName: string, options
   } else {
     const { entityHistory } = await import('../store/index.ts');
     const store = await openConfiguredStore(config, { readonly: true });
-    const versions = await entityHistory(store, rule.source, options.entity, 2).finally(() => store.close());
+    // fired_at on the data's clock, as the daemon would stamp it.
+    const [versions, now] = await Promise.all([entityHistory(store, rule.source, options.entity, 2), storedDataClock(config, store, rule.source)]).finally(() => store.close());
     const current = versions.at(-1);
     const previous = versions.length > 1 ? versions[0] : undefined;
     if (current === undefined) return fail(`unknown entity ${options.entity}: no ${rule.source} snapshot of it is stored`);
     const data = (version: { data: string }): Snapshot => JSON.parse(version.data) as Snapshot;
-    alert = previewAlert(rule, options.entity, previous && data(previous), data(current), current.seq, new Date());
+    alert = previewAlert(rule, options.entity, previous && data(previous), data(current), current.seq, now);
     options.out(`# ${rule.name}: ${rule.source} ${options.entity}, its latest snapshot (stored ${current.stored_at})`);
   }
   const message = rule.digest ? { kind: 'digest' as const, digest: { id: alert.id, rule: rule.name, alerts: [alert], created_at: alert.fired_at } } : { kind: 'alert' as const, alert };
