@@ -7,7 +7,7 @@ import type { RuleSet } from '../rules/index.ts';
 import type { TemplateSet } from '../render/index.ts';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.ts';
 import { EdgewatchError } from '../core/errors.ts';
-import type { RuleProblem, SourceName } from '../core/types.ts';
+import type { RuleProblem } from '../core/types.ts';
 import { z } from 'zod';
 import type { Store } from '../store/index.ts';
 
@@ -54,17 +54,13 @@ export function dataClock(connection: Pick<ApiConnection, 'sandbox'>, now: () =>
 }
 
 /**
- * The data's clock for a command that reads the store and polls nothing (`why`, `render`): on the
- * built-in sandbox, its world's simulated time as the daemon last saved it (after each poll), else
- * the time of the source's last good poll, which was judged by that clock; otherwise now.
+ * The data's clock for a command that reads the store and polls nothing (`why`): on the built-in
+ * sandbox, its world's simulated time as the daemon last saved it (after each poll); otherwise, or
+ * when no world was saved, now.
  */
-export async function storedDataClock(config: Pick<Config, 'apiUrl'>, store: Store, source: string): Promise<Date> {
-  if (config.apiUrl !== undefined) return new Date();
-  const saved = await savedWorld(store);
-  if (saved) return new Date(saved.now);
-  const { getSourceState } = await import('../store/index.ts');
-  const polled = (await getSourceState(store, source as SourceName))?.last_success_at;
-  return polled ? new Date(polled) : new Date();
+export async function storedDataClock(config: Pick<Config, 'apiUrl'>, store: Store): Promise<Date> {
+  const saved = config.apiUrl === undefined ? await savedWorld(store) : undefined;
+  return saved ? new Date(saved.now) : new Date();
 }
 
 /** The built-in sandbox of a daemon running on this database, if it answers. */

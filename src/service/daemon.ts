@@ -191,6 +191,7 @@ async function poll({ config, log, now, store, connection, rules, metrics }: Wir
     api: connection.api,
     rules: ruleSet.rules,
     now: dataClock(connection, now),
+    wallNow: now,
     reportsBudget: config.reportsBudget,
     sources: [source],
     ...(ruleSet.health ? { health: ruleSet.health } : {}),

@@ -195,7 +195,7 @@ export async function runWhyCommand(config: Config, ruleName: string, entity: st
       // Silences are written and listed on the users' clock (`silence add`, `silence list`).
       silences: await activeSilences(store, new Date()),
       related,
-      now: await storedDataClock(config, store, rule.source),
+      now: await storedDataClock(config, store),
     };
     for (const line of explainRule(input)) io.out(line);
     return 0;
@@ -252,13 +252,12 @@ export async function runRenderCommand(config: Config, ruleName: string, options
   } else {
     const { entityHistory } = await import('../store/index.ts');
     const store = await openConfiguredStore(config, { readonly: true });
-    // fired_at on the data's clock, as the daemon would stamp it.
-    const [versions, now] = await Promise.all([entityHistory(store, rule.source, options.entity, 2), storedDataClock(config, store, rule.source)]).finally(() => store.close());
+    const versions = await entityHistory(store, rule.source, options.entity, 2).finally(() => store.close());
     const current = versions.at(-1);
     const previous = versions.length > 1 ? versions[0] : undefined;
     if (current === undefined) return fail(`unknown entity ${options.entity}: no ${rule.source} snapshot of it is stored`);
     const data = (version: { data: string }): Snapshot => JSON.parse(version.data) as Snapshot;
-    alert = previewAlert(rule, options.entity, previous && data(previous), data(current), current.seq, now);
+    alert = previewAlert(rule, options.entity, previous && data(previous), data(current), current.seq, new Date());
     options.out(`# ${rule.name}: ${rule.source} ${options.entity}, its latest snapshot (stored ${current.stored_at})`);
   }
   const message = rule.digest ? { kind: 'digest' as const, digest: { id: alert.id, rule: rule.name, alerts: [alert], created_at: alert.fired_at } } : { kind: 'alert' as const, alert };
