@@ -17,11 +17,12 @@ import type { Rule } from './schema.ts';
 export interface WhyInput {
   rule: Rule;
   entity: string;
-  /** The entity's stored snapshots of the rule's source, oldest first (at least one), with when each was stored. */
-  history: ReadonlyArray<{ data: Snapshot; at: string }>;
+  /** The entity's stored snapshots of the rule's source, oldest first (at least one), with when each was stored and its seq. */
+  history: ReadonlyArray<{ data: Snapshot; at: string; seq: number }>;
   /** The rule's stored memory of the entity; undefined while it is derived from the snapshots. */
   memory: RuleState | undefined;
-  lastAlert: { id: string; fired_at: string; summary: string } | undefined;
+  /** `seq`: the entity's snapshot that fired it. */
+  lastAlert: { id: string; fired_at: string; summary: string; seq: number } | undefined;
   /** The rule's pending dwell (`for`) for the entity, if any. */
   dwell: Timer | undefined;
   /** The silences active now (by the clock `silence add` writes them in); those that match are named. */
@@ -34,8 +35,8 @@ export interface WhyInput {
 
 /** What the producers read: the input, and the snapshots replayed through the rule. */
 export interface WhyFacts extends WhyInput {
-  current: { data: Snapshot; at: string };
-  previous: { data: Snapshot; at: string } | undefined;
+  current: WhyInput['history'][number];
+  previous: WhyInput['history'][number] | undefined;
   /** The last evaluation as the stored snapshots replay it; undefined with a single snapshot. */
   last: Evaluation | undefined;
   armed: boolean;
@@ -82,14 +83,17 @@ function show(value: unknown): string {
 
 const verdictLines: WhyLines = ({ rule, entity, current, previous, last, lastAlert }) => {
   const on = `${rule.name} on ${entity}, at the snapshot stored ${current.at}`;
+  // The stored alert says what fired on this snapshot; the replay below judges by stored times, which
+  // are not the clock the daemon judged cooldown by (the built-in sandbox's world runs fast).
+  const firedOnThis = lastAlert?.seq === current.seq;
   if (rule.forMs !== undefined) {
-    // A dwell fires at a later poll than the crossing, on this same snapshot (fired_at in whole seconds).
-    const firedOnThis = lastAlert !== undefined && Date.parse(lastAlert.fired_at) >= Math.floor(Date.parse(current.at) / 1000) * 1000;
-    if (firedOnThis) return [`${on}: the value stayed beyond for ${formatDuration(rule.forMs)}: the dwell completed and the alert fired at ${lastAlert.fired_at}.`];
+    // A dwell fires at a later poll than the crossing, on this same snapshot.
+    if (firedOnThis) return [`${on}: the value stayed beyond for ${formatDuration(rule.forMs)}: the dwell completed and the alert fired at ${lastAlert!.fired_at}.`];
     if (last?.triggered) return [`${on}: the value crossed the threshold: the alert waits until it has stayed beyond for ${formatDuration(rule.forMs)} (see Dwell).`];
   }
+  if (firedOnThis) return [`${on}: the trigger fired and the alert was due.`];
   if (previous === undefined || last === undefined) return [`${on}: the only snapshot stored, so nothing changed yet to judge (a source's first poll is a baseline).`];
-  if (last.fired) return [`${on}: the trigger fired and the alert was due.`];
+  if (last.fired) return [`${on}: the trigger fired, but no alert of the rule is stored for this snapshot.`];
   if (last.suppressed === 'filter') return [`${on}: the trigger fired, but the filter does not hold, so no alert${rule.trigger.type === 'crosses' ? ' (the crossing still disarmed the rule)' : ''}.`];
   if (last.suppressed === 'cooldown') return [`${on}: the trigger fired, but the cooldown held the alert back.`];
   return [`${on}: the trigger did not fire.`];

@@ -179,7 +179,7 @@ export async function runWhyCommand(config: Config, ruleName: string, entity: st
       io.err(`edgewatch why: unknown entity ${entity}: no ${rule.source} snapshot of it is stored (rule ${rule.name} is on ${rule.source})`);
       return 1;
     }
-    const history = stored.map((version) => ({ data: JSON.parse(version.data) as Snapshot, at: version.stored_at }));
+    const history = stored.map((version) => ({ data: JSON.parse(version.data) as Snapshot, at: version.stored_at, seq: version.seq }));
     const state = (await entityRuleStates(store, rule.source, entity)).find((row) => row.rule === rule.name);
     const memory = state && { armed: state.armed === 1, lastFiredAt: state.last_fired_at };
     const lastAlert = (await alertsOnEntity(store, rule.source, entity, [rule.name])).at(-1);
