@@ -88,7 +88,7 @@ const verdictLines: WhyLines = ({ rule, entity, current, previous, last, lastAle
   const firedOnThis = lastAlert?.seq === current.seq;
   if (rule.forMs !== undefined) {
     // A dwell fires at a later poll than the crossing, on this same snapshot.
-    if (firedOnThis) return [`${on}: the value stayed beyond for ${formatDuration(rule.forMs)}: the dwell completed and the alert fired at ${lastAlert!.fired_at}.`];
+    if (firedOnThis) return [`${on}: the value stayed beyond for ${formatDuration(rule.forMs)}: the dwell completed and the alert fired at ${lastAlert.fired_at}.`];
     if (last?.triggered) return [`${on}: the value crossed the threshold: the alert waits until it has stayed beyond for ${formatDuration(rule.forMs)} (see Dwell).`];
   }
   if (firedOnThis) return [`${on}: the trigger fired and the alert was due.`];
