@@ -180,6 +180,39 @@ rules:
     expect((await listAlerts(p.store, 1))[0]!.deliveries).toEqual([{ channel: 'pipeline', status: 'inhibited', attempts: 0, last_error: null }]);
   });
 
+  it('an alert inhibited by a related source (the event\'s report trusted Avoid) is stored with that entry and never sent; the other goes', async () => {
+    hook = await startWebhookReceiver();
+    const p = (pipeline = await startPipeline({
+      rules: `
+channels: { pipeline: { type: webhook, url: ${hook.url} } }
+rules:
+  - name: edge
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10 }
+    unless:
+      - { source: reports, filter: { trust_label: [Avoid] } }
+    notify: [pipeline]
+  - { name: reports-seen, source: reports, trigger: { type: new }, notify: [pipeline] }
+`,
+      sandbox: { events: 10 },
+    }));
+    const [avoided, trusted] = p.sandbox.world.eventTickers() as [string, string];
+    for (const t of p.sandbox.world.eventTickers()) p.sandbox.world.setTrust(t, null);
+    p.sandbox.world.setTrust(avoided, { label: 'Avoid', score: 20 });
+    p.sandbox.world.setTrust(trusted, { label: 'Good', score: 72 });
+    for (const t of [avoided, trusted]) p.sandbox.world.updateEvent(t, { edge_pp: 4 });
+    await p.poll(); // baseline of events; the reports' first check
+    await p.poll();
+    for (const t of [avoided, trusted]) p.sandbox.world.updateEvent(t, { edge_pp: 12 });
+    const fired = (await p.poll()).alerts.filter((a) => a.rule === 'edge');
+    expect(fired.map((a) => a.entity).sort()).toEqual([avoided, trusted].sort());
+    await deliverStep(p, {});
+    const report = `${p.sandbox.world.eventVenue(avoided)}/${p.sandbox.world.eventKey(avoided)}`;
+    const inhibited = p.sql.prepare("SELECT entity, inhibited_by FROM alerts WHERE rule = 'edge' AND inhibited_by IS NOT NULL").all() as Array<{ entity: string; inhibited_by: string }>;
+    expect(inhibited.map((row) => [row.entity, JSON.parse(row.inhibited_by)])).toEqual([[avoided, { entry: 0, source: 'reports', entity: report }]]);
+    expect(hook.requests.filter((r) => r.json().rule === 'edge').map((r) => r.json().entity)).toEqual([trusted]);
+  });
+
   it('an outage of 5 polls gives exactly one `degraded` and one `recovered` notice; a 401 degrades at once', async () => {
     hook = await startWebhookReceiver();
     const p = (pipeline = await startPipeline({ rules: `health: { notify: [ops], after: 3 }\nchannels: { ops: { type: webhook, url: ${hook.url} } }\n` }));
