@@ -40,6 +40,8 @@ export interface DeliverOptions {
   busyChannels?: Set<string>;
   /** Once true, no further send starts (what is left stays due for the next pass or process). */
   stopping?: () => boolean;
+  /** How long a claim holds off other processes (CLAIM_LEASE_MS unless set). */
+  leaseMs?: number;
   /** More than this many alerts due for one channel of a grouping kind go as one message. */
   groupAbove?: number;
   groupKinds?: ReadonlySet<Channel['type']>;
@@ -54,28 +56,12 @@ export interface DeliverReport {
   dead: number;
 }
 
-/** How long a claim holds off other processes while its process lives (then it is due again). */
-export const CLAIM_LEASE_MS = 5 * 60_000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
- * Due: its time has come and nobody is sending it, or the process that claimed it died (a crash
- * between sending and recording: it is sent again, with the same id, at once).
+ * How long a claim holds off other processes: longer than a send can take (webhook and Slack give
+ * up after 10 s, email after 20 s of connecting or 30 s of silence). A process that dies mid-send
+ * leaves its claim to run out, and then another sends it again with the same id.
  */
-function isDue(send: Send, nowIso: string): boolean {
-  if (send.claimedBy === null) return send.nextAttemptAt <= nowIso;
-  if (send.nextAttemptAt <= nowIso) return true; // lease over
-  return send.claimedBy !== process.pid && !isAlive(send.claimedBy);
-}
-
+export const CLAIM_LEASE_MS = 5 * 60_000;
 
 /** Exponential backoff with jitter, or the server's Retry-After when it asked for longer. */
 export function nextAttemptDelay(attempt: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number): number {
@@ -150,8 +136,7 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
   const random = options.random ?? Math.random;
   const busy = options.busyChannels ?? new Set<string>();
   const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
-  const nowIso = options.now().toISOString();
-  const due = (await dueSends(store, options.now())).filter((send) => !busy.has(send.channel) && isDue(send, nowIso));
+  const due = (await dueSends(store, options.now())).filter((send) => !busy.has(send.channel));
   const lanes = new Map<string, Job[]>();
   for (const job of jobsOf(due, options)) {
     const lane = lanes.get(job.channel);
@@ -167,7 +152,7 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
     await yieldToEventLoop();
     if (options.stopping?.()) return;
     const at = options.now();
-    const claimed = await claimSends(store, job.sends, at, process.pid, new Date(at.getTime() + CLAIM_LEASE_MS));
+    const claimed = await claimSends(store, job.sends, at, process.pid, new Date(at.getTime() + (options.leaseMs ?? CLAIM_LEASE_MS)));
     if (claimed.length === 0) return;
     const channel = options.channels.get(job.channel);
     const message = await messageOf(store, job, claimed);

@@ -68,6 +68,8 @@ export interface DeliveriesTable {
   created_at: string;
   /** The pid of the process sending it now; null when no send is in flight. */
   claimed_by: number | null;
+  /** Until when that process holds it: then, should it not have settled it, it is due again. */
+  claimed_until: string | null;
 }
 
 export interface RunsTable {
@@ -108,6 +110,8 @@ export interface DigestsTable {
   duration_ms: number | null;
   /** The pid of the process sending it now; null when no send is in flight. */
   claimed_by: number | null;
+  /** Until when that process holds it: then, should it not have settled it, it is due again. */
+  claimed_until: string | null;
 }
 
 export interface MetaTable {
