@@ -16,10 +16,20 @@ const duration = z.string().transform((text, ctx) => {
 
 const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
+/** A SQLite file, or a PostgreSQL URL with a host (the message never repeats the value: it may hold a password). */
+const database = z.string().refine((value) => {
+  if (!/^postgres(ql)?:\/\//i.test(value)) return true;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'not a valid PostgreSQL URL: write postgres://user:password@host:5432/database');
+
 const EnvSchema = z.object({
   EDGEWATCH_API_URL: z.url().optional(),
   EDGEWATCH_API_KEY: z.string().min(1).optional(),
-  EDGEWATCH_DB: z.string().default('./data/edgewatch.db'),
+  EDGEWATCH_DB: database.default('./data/edgewatch.db'),
   EDGEWATCH_RULES: z.string().default('./rules'),
   EDGEWATCH_TEMPLATES: z.string().default('./templates'),
   EDGEWATCH_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
@@ -37,6 +47,8 @@ const EnvSchema = z.object({
   EDGEWATCH_POLL_REPORTS: duration.optional(),
   EDGEWATCH_POLL_RUNS: duration.optional(),
   EDGEWATCH_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  /** How long a process holds a delivery it claimed before another may send it again (it died mid-send). */
+  EDGEWATCH_DELIVERY_LEASE: duration.prefault('5m'),
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
   EDGEWATCH_REPORTS_BUDGET: z.coerce.number().int().min(1).default(50),
@@ -102,6 +114,8 @@ export interface Config {
   /** Poll intervals set in the environment; unset ones take the defaults of where we run. */
   pollIntervals: PollIntervals;
   deliveryAttempts: number;
+  /** EDGEWATCH_DELIVERY_LEASE in ms. */
+  deliveryLeaseMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   reportsBudget: number;
   slackGroupAbove: number;
@@ -145,6 +159,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       runs: e.EDGEWATCH_POLL_RUNS,
     }),
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
+    deliveryLeaseMs: e.EDGEWATCH_DELIVERY_LEASE,
     logLevel: e.EDGEWATCH_LOG_LEVEL,
     reportsBudget: e.EDGEWATCH_REPORTS_BUDGET,
     slackGroupAbove: e.EDGEWATCH_SLACK_GROUP_ABOVE,

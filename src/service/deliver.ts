@@ -32,6 +32,7 @@ export async function deliverNow(
     send,
     now,
     retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
+    leaseMs: config.deliveryLeaseMs,
     groupKinds: GROUPING_KINDS,
     groupAbove: config.slackGroupAbove,
     onOutcome: options.onOutcome,

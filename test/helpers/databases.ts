@@ -48,7 +48,9 @@ function rawSqlite(file: string): RawSql {
   return {
     rows: async (query) => open().prepare(query).all(),
     exec: async (statement) => void open().exec(statement),
-    close: async () => sql?.close(),
+    close: async () => {
+      sql?.close();
+    },
   };
 }
 
