@@ -34,7 +34,7 @@ export function renderStatusPage(view: StatusPageView): string {
   const { health } = view;
   const sources = Object.entries(health.sources).map(([name, s]) => [
     e(name),
-    s.stale ? '<span class="bad">stale</span>' : s.idle ? 'idle (nothing to check)' : '<span class="good">ok</span>',
+    !s.leader && health.database.kind === 'postgres' ? 'polled by another process' : s.stale ? '<span class="bad">stale</span>' : s.idle ? 'idle (nothing to check)' : '<span class="good">ok</span>',
     e(s.last_success_at ?? 'never'),
     e(s.last_error ? `${s.last_error_at ?? ''} ${s.last_error}` : ''),
     e(`${s.interval_seconds} s`),
@@ -67,7 +67,7 @@ small { color: #777; }
 </head>
 <body>
 <h1>edgewatch</h1>
-<p id="overall">Status: <strong class="${health.status === 'ok' ? 'good' : 'bad'}">${e(health.status)}</strong>${health.reasons.length > 0 ? ` (${e(health.reasons.join('; '))})` : ''}. API: ${e(view.api)}. Page rendered ${e(view.now)}.</p>
+<p id="overall">Status: <strong class="${health.status === 'ok' ? 'good' : 'bad'}">${e(health.status)}</strong>${health.reasons.length > 0 ? ` (${e(health.reasons.join('; '))})` : ''}. API: ${e(view.api)}. Database: ${e(health.database.kind)}${health.database.ok ? '' : ' <span class="bad">(unreachable)</span>'}. Page rendered ${e(view.now)}.</p>
 <h2>Sources</h2>
 <section id="sources">${table(['source', 'state', 'last success', 'last error', 'interval'], sources, 'no sources')}</section>
 <h2>Rules</h2>
