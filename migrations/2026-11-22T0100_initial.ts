@@ -66,7 +66,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('seq', 'integer', (c) => c.notNull())
     // SQLite numbers rows in the order they are stored (rowid), which listings use to order alerts
     // of one second; PostgreSQL has no such number, so it gets a column of that name.
-    .$call((table) => (postgres ? table.addColumn('rowid', 'bigserial', (c) => c.notNull()) : table))
+    .$call((table) => (postgres ? table.addColumn('rowid', 'serial', (c) => c.notNull()) : table))
     .execute();
   await db.schema.createIndex('alerts_fired_at').on('alerts').columns(['fired_at', 'id']).execute();
   await db.schema.createIndex('alerts_snapshot').on('alerts').columns(['source', 'entity', 'seq']).execute();

@@ -2,7 +2,7 @@
 // into dist/, which bin/edgewatch.js runs. Bundled, a command reads a few files instead of the
 // hundreds of modules its packages are made of: `validate` starts in half the time of a per-file
 // tsc build (docs/performance.md). The type check is `tsc --noEmit` (npm test), not this build.
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const migrations = readdirSync('migrations')
@@ -35,3 +35,17 @@ const { metafile } = await build({
 // Which sources and packages each file of dist/ holds: for a look at the bundle, and for the test
 // that checks what each command loads (test/integration/lean-start.test.ts).
 writeFileSync('dist/metafile.json', JSON.stringify(metafile));
+
+// The status page's script and styles, with the charting library (uPlot) bundled in: the browser
+// loads them from the daemon (/assets/), never from elsewhere.
+await build({
+  entryPoints: ['web/status-page.ts', 'web/status-page.css'],
+  outdir: 'dist/web',
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  platform: 'browser',
+  target: ['chrome109', 'firefox115', 'safari16'],
+  logLevel: 'warning',
+});
+copyFileSync('web/favicon.svg', 'dist/web/favicon.svg');

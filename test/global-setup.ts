@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 /** What the build reads: the folders (whose own times change when a file is added or removed), their files, the packages it bundles. */
-const BUILD_INPUTS = ['src', 'migrations', 'scripts/build.js', 'package.json', 'package-lock.json'];
+const BUILD_INPUTS = ['src', 'migrations', 'web', 'scripts/build.js', 'package.json', 'package-lock.json'];
 
 function pathsBelow(entry: string): string[] {
   const full = path.join(REPO, entry);

@@ -5,7 +5,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { marketSearchMethods, type MarketSearchMethods } from './market-search.ts';
 import { createSemaphore } from './semaphore.ts';
-import { fetchOne, listPages, parseRows, type ListLimits, type Page } from './pages.ts';
+import { fetchOne, listPages, type ListLimits, type Page } from './pages.ts';
 import type { ListCall, Query, RequestContext, RequestInfo } from './request.ts';
 import {
   EventDetail,

@@ -29,7 +29,7 @@ export async function fetchOne<S extends z.ZodType>(ctx: RequestContext, schema:
 
 /** Rows validated one at a time so an error names the row by its key field. */
 export function parseRows<S extends z.ZodType>(ctx: RequestContext, schema: S, rows: unknown[], call: ListCall): Array<z.output<S>> {
-  const out: Array<z.output<S>> = new Array(rows.length);
+  const out = new Array<z.output<S>>(rows.length);
   for (let i = 0; i < rows.length; i += 1) {
     const row = rows[i];
     const result = schema.safeParse(row);

@@ -158,5 +158,5 @@ function parseCommandArgs(name: CommandName, args: readonly string[]): CommandLi
   const missing = spec.positionals.slice(positionals.length);
   if (missing.length > 0) return fail(`missing ${missing.map((p) => `<${p}>`).join(' ')} ${usage}`);
   delete values.help;
-  return { kind: 'command', name, values: values as OptionValues, positionals };
+  return { kind: 'command', name, values, positionals };
 }

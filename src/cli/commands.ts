@@ -2,7 +2,7 @@
 // Each command imports what it uses when it runs, so that a quick one (`validate`, `alerts`) does not
 // load the daemon, the sandbox, the channels' clients, the metrics or the HTTP server.
 import type { Config } from '../config.ts';
-import { describeError, EdgewatchError } from '../core/errors.ts';
+import { describeError } from '../core/errors.ts';
 import type { CommandName, OptionValues } from './args.ts';
 
 export interface CommandContext {

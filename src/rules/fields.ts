@@ -24,7 +24,7 @@ export const ORDINAL_ORDERS: Readonly<Record<string, readonly string[]>> = {
  * ordinal; the API's `{value, unit, formatted}` object is a KPI value.
  */
 function fieldsOf(schema: z.ZodObject): Record<string, FieldKind> {
-  return Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, kindOf(name, field)]));
+  return Object.fromEntries(Object.entries<z.core.$ZodType>(schema.shape).map(([name, field]) => [name, kindOf(name, field)]));
 }
 
 function kindOf(name: string, schema: z.core.$ZodType): FieldKind {

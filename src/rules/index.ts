@@ -15,3 +15,5 @@ export type { FieldKind, FieldCheck } from './fields.ts';
 export { deepEqual, isAbsent } from './values.ts';
 export { plan } from './plan.ts';
 
+export { filterInWords, thresholdOf, triggerField, triggerInWords } from './describe.ts';
+export type { Threshold } from './describe.ts';

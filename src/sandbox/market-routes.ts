@@ -70,7 +70,7 @@ const searches = new WeakMap<MarketView, Map<string, SearchHit[]>>();
  */
 function searchHits(view: MarketView, q: Record<string, string>, sortBy: MarketSort | undefined, minVolume: number, closeBefore: number): SearchHit[] {
   let cache = searches.get(view);
-  if (!cache) searches.set(view, (cache = new Map()));
+  if (!cache) searches.set(view, (cache = new Map<string, SearchHit[]>()));
   const { cursor: _cursor, limit: _limit, ...filters } = q;
   const key = JSON.stringify(Object.entries(filters).sort());
   const hit = cache.get(key);
@@ -87,7 +87,7 @@ function searchHits(view: MarketView, q: Record<string, string>, sortBy: MarketS
     if (ev.close_time > closeBefore) continue;
     const row = marketRow(m, view.refreshedAt);
     if ((row.volume_24h as number) < minVolume) continue;
-    const haystack = `${row.title} ${row.subtitle} ${m.ticker}`.toLowerCase();
+    const haystack = `${String(row.title)} ${String(row.subtitle)} ${m.ticker}`.toLowerCase();
     const relevance = words.filter((w) => haystack.includes(w)).length;
     if (q.q !== undefined && relevance === 0) continue;
     const boosted = sortBy === undefined && words.length > 0 && q.boost_category?.toLowerCase() === ev.series.category.toLowerCase();
@@ -179,7 +179,7 @@ const rankings = new WeakMap<MarketView, Map<RankingSort, Array<{ ev: SimEvent; 
 /** The scored events of a view, best first by one field (computed once per view). */
 function ranked(view: MarketView, sortBy: RankingSort): ReadonlyArray<{ ev: SimEvent; snapshot: Snapshot }> {
   let lists = rankings.get(view);
-  if (!lists) rankings.set(view, (lists = new Map()));
+  if (!lists) rankings.set(view, (lists = new Map<RankingSort, Array<{ ev: SimEvent; snapshot: Snapshot }>>()));
   const hit = lists.get(sortBy);
   if (hit) return hit;
   const value = (s: Snapshot): number => s[sortBy] ?? -Infinity;

@@ -65,6 +65,8 @@ export class Refusal {
 }
 
 export function refuse(family: Family, status: number, message: string, code?: string, param?: string): never {
+  // A reply carried up to the route's handler, not a failure: no stack to capture.
+  // eslint-disable-next-line @typescript-eslint/only-throw-error
   throw new Refusal({ status, body: errorBody(family, status, message, code, param ?? null) });
 }
 

@@ -58,7 +58,7 @@ function pollerCounter() {
   return {
     begin(path: string, key: string): () => void {
       let clients = inFlight.get(path);
-      if (!clients) inFlight.set(path, (clients = new Map()));
+      if (!clients) inFlight.set(path, (clients = new Map<string, number>()));
       clients.set(key, (clients.get(key) ?? 0) + 1);
       most.set(path, Math.max(most.get(path) ?? 0, clients.size));
       return () => {

@@ -10,9 +10,7 @@ import {
   checkDatabase,
   describeStore,
   giveUpLeadership,
-  lastFiredByRule,
   ledSources,
-  listAlerts,
   listSourceStates,
   openDigestBatches,
   outboxDepth,
@@ -31,7 +29,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { startRulesRuntime, type RulesRuntime } from './rules-runtime.ts';
 import { startSchedule, type Schedule } from './schedule.ts';
-import { renderStatusPage } from './status-page.ts';
+import { createStatusApi, type StatusApi } from './status-api.ts';
+import { readAsset, STATUS_PAGE_HTML } from './status-page.ts';
 
 export const DEFAULT_POLL_INTERVALS: Readonly<Record<SourceName, number>> = { events: 300_000, kpis: 300_000, reports: 3_600_000, runs: 30_000 };
 /** The built-in sandbox's clock runs fast, so it is polled every few seconds. */
@@ -146,7 +145,9 @@ async function serveHttp(wiring: Wiring, health: () => ReturnType<typeof assessH
           return { httpStatus, body: report };
         },
         metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
-        statusPage: () => statusPage(wiring, health().report),
+        statusPage: async () => STATUS_PAGE_HTML,
+        api: statusApi(wiring, () => health().report),
+        asset: readAsset,
       },
       onError: (error) => log.error({ error: describeError(error) }, 'HTTP handler failed'),
     });
@@ -241,15 +242,14 @@ async function deliver({ config, log, now, store, rules, metrics, database }: Wi
 }
 
 
-/** The status page, read from the store and the running rules. */
-async function statusPage({ config, now, store, connection, rules }: Wiring, health: HealthReport): Promise<string> {
-  const lastFired = await lastFiredByRule(store);
-  return renderStatusPage({
-    now: now().toISOString(),
-    api: connection.sandbox ? `built-in sandbox at ${connection.sandbox.url}` : withoutCredentials(config.apiUrl ?? ''),
+/** The status page's JSON API, read from the store, the running rules and the sources' health. */
+function statusApi({ config, now, store, connection, rules }: Wiring, health: () => HealthReport): StatusApi {
+  return createStatusApi({
+    store,
+    now,
     health,
-    rules: rules.ruleSet.rules.map((rule) => ({ name: rule.name, source: rule.source, trigger: rule.trigger.type, notify: rule.notify, lastFiredAt: lastFired.get(rule.name) ?? null })),
-    alerts: await listAlerts(store, 30),
+    rules: () => ({ rules: rules.ruleSet.rules, loadedAt: rules.status.loadedAt, problems: rules.status.problems, lastReload: rules.status.lastReload }),
+    apiDescription: connection.sandbox ? `built-in sandbox at ${connection.sandbox.url}` : withoutCredentials(config.apiUrl ?? ''),
   });
 }
 

@@ -1,11 +1,18 @@
-// The daemon's HTTP adapter (node:http): /healthz, /metrics and the status page at /. Read-only.
+// The daemon's HTTP adapter (node:http): /healthz, /metrics, the status page (`/`, an entity's page
+// at /entities/{source}/{key}, their files under /assets/) and its JSON API under /api/. Read-only.
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorBody } from './api-types.ts';
 
 export interface HttpHandlers {
   health(): { httpStatus: number; body: unknown };
   metrics(): Promise<{ contentType: string; text: string }>;
+  /** The status page's HTML, for `/` and /entities/...: its script fills it from /api/. */
   statusPage(): Promise<string>;
+  /** The JSON API: `path` below /api/ (`alerts`, `entities/events/KXFED-25DEC`). */
+  api(path: string, query: URLSearchParams): Promise<{ status: number; body: unknown }>;
+  /** A file of the page under /assets/, or undefined when there is none of that name. */
+  asset(name: string): Promise<{ contentType: string; body: Buffer } | undefined>;
 }
 
 export interface HttpServerOptions {
@@ -24,38 +31,64 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
+/**
+ * The page runs only its own script, from /assets/, and reads only this server: a second guard
+ * behind the escaping of every text it shows.
+ */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
   res.writeHead(status, {
     'content-type': type,
     'cache-control': 'no-store',
-    // The page runs no script at all; this is a second guard behind the escaping.
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'content-security-policy': CONTENT_SECURITY_POLICY,
     'x-content-type-options': 'nosniff',
   });
   res.end(body);
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON_TYPE, `${JSON.stringify(body, null, 2)}\n`);
+}
+
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { handlers } = options;
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const isApi = path === '/api' || path.startsWith('/api/');
     const answer = async (): Promise<void> => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        if (isApi) return sendJson(res, 405, errorBody('method_not_allowed', `${req.method} ${path}: the API is read-only (GET)`));
+        return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+      }
       if (path === '/healthz') {
         const { httpStatus, body } = handlers.health();
-        return send(res, httpStatus, 'application/json; charset=utf-8', `${JSON.stringify(body, null, 2)}\n`);
+        return sendJson(res, httpStatus, body);
       }
       if (path === '/metrics') {
         const { contentType, text } = await handlers.metrics();
         return send(res, 200, contentType, text);
       }
-      if (path === '/') return send(res, 200, 'text/html; charset=utf-8', await handlers.statusPage());
-      return send(res, 404, 'text/plain; charset=utf-8', 'not found: try /, /healthz or /metrics\n');
+      if (isApi) {
+        const { status, body } = await handlers.api(path.slice('/api/'.length), url.searchParams);
+        return sendJson(res, status, body);
+      }
+      if (path === '/' || /^\/entities\/[^/]+\/./.test(path)) return send(res, 200, 'text/html; charset=utf-8', await handlers.statusPage());
+      if (path.startsWith('/assets/')) {
+        const asset = await handlers.asset(path.slice('/assets/'.length));
+        if (asset) return send(res, 200, asset.contentType, asset.body);
+      }
+      return send(res, 404, 'text/plain; charset=utf-8', 'not found: try /, /api/, /healthz or /metrics\n');
     };
     answer().catch((error: unknown) => {
       options.onError?.(error);
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else if (isApi) sendJson(res, 500, errorBody('internal', 'internal error (the daemon logged it)'));
+      else send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
     });
   });
   await new Promise<void>((resolve, reject) => {

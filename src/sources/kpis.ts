@@ -1,6 +1,6 @@
 // kpis: the whole board, every status. When an actual appears, the KPI detail is fetched once so
 // the alert carries analysis.surprise and the actual's sources (under `detail`, carried forward).
-import type { SnapshotItem } from '../core/types.ts';
+import type { Snapshot, SnapshotItem } from '../core/types.ts';
 import { readAhead } from './read-ahead.ts';
 import type { FetchContext, SourcePage } from './types.ts';
 
@@ -15,7 +15,7 @@ export async function* fetchKpis(ctx: FetchContext): AsyncGenerator<SourcePage> 
   for await (const page of readAhead(ctx.api.kpiPages({ status: 'all', limit: PAGE_SIZE }))) {
     const items: SnapshotItem[] = page.rows.map((row) => ({ key: row.id, data: row }));
     const withActual = items.filter((item) => hasValue(item.data.actual));
-    const stored = withActual.length > 0 ? await ctx.stored.latestSnapshots('kpis', withActual.map((item) => item.key)) : new Map();
+    const stored = withActual.length > 0 ? await ctx.stored.latestSnapshots('kpis', withActual.map((item) => item.key)) : new Map<string, Snapshot>();
     const needDetail: SnapshotItem[] = [];
     for (const item of withActual) {
       const prev = stored.get(item.key);

@@ -11,11 +11,15 @@ export {
   insertRun,
   listRuns,
   listAlerts,
+  alertExists,
+  alertsPerHour,
   lastFiredByRule,
   getMeta,
   setMeta,
 } from './repositories.ts';
-export type { AlertListing } from './repositories.ts';
+export type { AlertFilter, AlertListing } from './repositories.ts';
+export { alertsOnEntity, entityCounts, entityHistory, entityRuleStates, getEntity } from './entities.ts';
+export type { StoredVersion } from './entities.ts';
 export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
 export { claimSends, closeDigestBatch, digestAlerts, dueSends, openDigestBatches, outboxDepth, settleSends } from './outbox.ts';
 export type { OpenBatch, Send, Settlement } from './outbox.ts';

@@ -1,9 +1,9 @@
 // Repository functions: source state, report candidates, runs, alert listings, meta. Typed kysely
 // queries, one small function per need.
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { ReportCandidate, Snapshot, SourceName } from '../core/types.ts';
 import { queryBuilder, type Store } from './connection.ts';
-import type { AlertsTable, DeliveriesTable, RunsTable, SourceStateTable } from './schema.ts';
+import type { AlertsTable, Database, DeliveriesTable, DigestsTable, RunsTable, SourceStateTable } from './schema.ts';
 
 export async function getSourceState(store: Store, source: SourceName): Promise<SourceStateTable | undefined> {
   return queryBuilder(store).selectFrom('source_state').selectAll().where('source', '=', source).executeTakeFirst();
@@ -107,35 +107,75 @@ export type AlertListing = Omit<AlertsTable, 'changes' | 'seq'> & {
   deliveries: Array<Pick<DeliveriesTable, 'channel' | 'status' | 'last_error'> & { attempts: number }>;
 };
 
-/** Recent alerts, newest first, each with its deliveries. */
-export async function listAlerts(store: Store, limit: number): Promise<AlertListing[]> {
-  const alerts = await queryBuilder(store)
+/** Narrows a listing of alerts; every field given must hold. */
+export interface AlertFilter {
+  rule?: string;
+  source?: string;
+  entity?: string;
+  severity?: string;
+  /** Alerts with at least one delivery in this status, as listed (`digest` while its batch waits). */
+  status?: string;
+  /** A cursor: only alerts listed after this one (older, newest first). */
+  before?: string;
+}
+
+type DeliveryRows = ExpressionBuilder<Database & { d: DeliveriesTable; g: DigestsTable }, 'd' | 'g'>;
+
+/**
+ * A delivery's status as listed: an alert waiting in a digest batch shows `digest` until the batch
+ * is sent, then the batch's outcome.
+ */
+function listedStatus(eb: DeliveryRows) {
+  return eb.case().when('g.id', 'is', null).then(eb.ref('d.status')).when('g.status', '=', 'pending').then(eb.val('digest')).else(eb.ref('g.status')).end().$notNull();
+}
+
+/**
+ * Alerts, newest first, each with its deliveries: the latest `limit` that pass `filter` (none when
+ * the `before` cursor names no stored alert: callers that must tell check `alertExists`).
+ */
+export async function listAlerts(store: Store, limit: number, filter: AlertFilter = {}): Promise<AlertListing[]> {
+  const db = queryBuilder(store);
+  let query = db
     .selectFrom('alerts')
     .select(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary'])
     .orderBy('fired_at', 'desc')
     // fired_at has whole seconds: alerts of one second list newest stored first.
     .orderBy(sql`rowid`, 'desc')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+  if (filter.rule !== undefined) query = query.where('rule', '=', filter.rule);
+  if (filter.source !== undefined) query = query.where('source', '=', filter.source);
+  if (filter.entity !== undefined) query = query.where('entity', '=', filter.entity);
+  if (filter.severity !== undefined) query = query.where('severity', '=', filter.severity);
+  if (filter.status !== undefined) {
+    const status = filter.status;
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('deliveries as d')
+          .leftJoin('digests as g', 'g.id', 'd.digest_id')
+          .select('d.id')
+          .whereRef('d.alert_id', '=', 'alerts.id')
+          .where((eb) => eb(listedStatus(eb), '=', status)),
+      ),
+    );
+  }
+  if (filter.before !== undefined) {
+    // The cursor's place in the order above: older, or as old and stored before it.
+    const cursor = await db.selectFrom('alerts').select(['fired_at', sql<number>`rowid`.as('position')]).where('id', '=', filter.before).executeTakeFirst();
+    if (!cursor) return [];
+    query = query.where((eb) =>
+      eb.or([eb('fired_at', '<', cursor.fired_at), eb.and([eb('fired_at', '=', cursor.fired_at), eb(sql`rowid`, '<', cursor.position)])]),
+    );
+  }
+  const alerts = await query.execute();
   if (alerts.length === 0) return [];
-  const deliveries = await queryBuilder(store)
+  const deliveries = await db
     .selectFrom('deliveries as d')
     .leftJoin('digests as g', 'g.id', 'd.digest_id')
-    // An alert waiting in a digest batch shows `digest` until the batch is sent, then the batch's
-    // outcome: its status, attempts and last error.
+    // The batch's attempts and last error once the alert went into a batch.
     .select((eb) => [
       'd.alert_id',
       'd.channel',
-      eb
-        .case()
-        .when('g.id', 'is', null)
-        .then(eb.ref('d.status'))
-        .when('g.status', '=', 'pending')
-        .then(eb.val('digest'))
-        .else(eb.ref('g.status'))
-        .end()
-        .$notNull()
-        .as('status'),
+      listedStatus(eb).as('status'),
       eb.fn.coalesce('g.attempts', 'd.attempts').as('attempts'),
       eb.case().when('g.id', 'is', null).then(eb.ref('d.last_error')).else(eb.ref('g.last_error')).end().as('last_error'),
     ])
@@ -152,6 +192,22 @@ export async function listAlerts(store: Store, limit: number): Promise<AlertList
       .filter((d) => d.alert_id === alert.id)
       .map(({ channel, status, attempts, last_error }) => ({ channel, status, attempts, last_error })),
   }));
+}
+
+/** Whether an alert with this id is stored. */
+export async function alertExists(store: Store, id: string): Promise<boolean> {
+  return (await queryBuilder(store).selectFrom('alerts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Alerts per rule and UTC hour (`2026-11-21T18`) fired at `since` or later. */
+export async function alertsPerHour(store: Store, since: Date): Promise<Array<{ rule: string; hour: string; count: number }>> {
+  const rows = await queryBuilder(store)
+    .selectFrom('alerts')
+    .select((eb) => ['rule', eb.fn<string>('substr', ['fired_at', eb.val(1), eb.val(13)]).as('hour'), eb.fn.countAll<number>().as('count')])
+    .where('fired_at', '>=', since.toISOString())
+    .groupBy(['rule', 'hour'])
+    .execute();
+  return rows.map((row) => ({ rule: row.rule, hour: row.hour, count: Number(row.count) }));
 }
 
 /** When each rule last fired. */

@@ -53,23 +53,27 @@ export interface AlertsTable {
   seq: number;
 }
 
-export interface DeliveriesTable {
-  id: Generated<number>;
-  alert_id: string;
-  channel: string;
-  status: string;
-  digest_id: string | null;
+/** The columns of a send's lifecycle, which deliveries and digest batches share (one claim/settle path). */
+interface SendColumns {
   attempts: Generated<number>;
   next_attempt_at: string | null;
   last_attempt_at: string | null;
   last_error: string | null;
   delivered_at: string | null;
   duration_ms: number | null;
-  created_at: string;
   /** The pid of the process sending it now; null when no send is in flight. */
   claimed_by: number | null;
   /** Until when that process holds it: then, should it not have settled it, it is due again. */
   claimed_until: string | null;
+}
+
+export interface DeliveriesTable extends SendColumns {
+  id: Generated<number>;
+  alert_id: string;
+  channel: string;
+  status: string;
+  digest_id: string | null;
+  created_at: string;
 }
 
 export interface RunsTable {
@@ -92,7 +96,7 @@ export interface ReportChecksTable {
   found: number | null;
 }
 
-export interface DigestsTable {
+export interface DigestsTable extends SendColumns {
   id: string;
   rule: string;
   channel: string;
@@ -102,16 +106,6 @@ export interface DigestsTable {
   opened_at: string;
   /** When the batch was closed for sending. */
   created_at: string;
-  attempts: Generated<number>;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  duration_ms: number | null;
-  /** The pid of the process sending it now; null when no send is in flight. */
-  claimed_by: number | null;
-  /** Until when that process holds it: then, should it not have settled it, it is due again. */
-  claimed_until: string | null;
 }
 
 export interface MetaTable {

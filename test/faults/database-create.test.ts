@@ -2,7 +2,7 @@
 // new SQLite file leaves a file that the next open migrates to the end; a migration that fails
 // part-way leaves nothing of itself; several processes opening one new file at once all open it.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, watch } from 'node:fs';
+import { existsSync, readdirSync, rmSync, watch } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -111,15 +111,15 @@ async function slackSink(ledger: Ledger): Promise<Sink> {
 
 /** An SMTP server that refuses connections with 421 in error mode; what it accepted is in `mails`. */
 async function smtpSink(): Promise<Sink & { mails: ReceivedMail[] }> {
-  let sink: Sink | undefined;
   const smtp = await startSmtp({
     disabledCommands: ['STARTTLS', 'AUTH'],
+    // Runs on a connection, after `sink` below is set.
     onConnect(_session, callback) {
-      if (sink?.mode !== 'error') return callback();
+      if (sink.mode !== 'error') return callback();
       callback(Object.assign(new Error('Service not available, try later'), { responseCode: 421 }));
     },
   });
-  sink = withModes(smtp, smtp.url);
+  const sink = withModes(smtp, smtp.url);
   return Object.assign(sink, { mails: smtp.mails });
 }
 

@@ -1,6 +1,7 @@
 // `edgewatch run` in a child process, and small helpers to read its HTTP endpoints.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, REPO } from './cli.ts';
+import type { Json } from './json.ts';
 import { waitFor } from './wait.ts';
 
 export interface LogLine {
@@ -41,12 +42,12 @@ export async function startDaemonChild(env: Record<string, string>, options: { c
   let err = '';
   let outRest = '';
   let errRest = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const lines = (outRest + chunk.toString()).split('\n');
     outRest = lines.pop()!;
     out.push(...lines);
   });
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString();
     const lines = (errRest + chunk.toString()).split('\n');
     errRest = lines.pop()!;
@@ -99,9 +100,9 @@ export async function startDaemonChild(env: Record<string, string>, options: { c
   return daemon;
 }
 
-export async function getJson(url: string): Promise<{ status: number; body: Record<string, any> }> {
+export async function getJson(url: string): Promise<{ status: number; body: Json }> {
   const response = await fetch(url);
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Json };
 }
 
 export async function getText(url: string): Promise<{ status: number; text: string }> {

@@ -177,7 +177,7 @@ describe('pipeline', () => {
     await p.poll();
     const runId = await startAnyGeneration(p);
     expect((await p.poll()).alerts).toEqual([]);
-    p.sandbox.world.finishRun(runId!, 'completed');
+    p.sandbox.world.finishRun(runId, 'completed');
     const report = await p.poll();
     const [alert] = report.alerts.filter((a) => a.rule === 'run-finished');
     expect(alert?.entity).toBe(runId);

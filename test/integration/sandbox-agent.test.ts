@@ -2,8 +2,7 @@
 // answer about the event a question names, whole and as the documented stream of events.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const started: Sandbox[] = [];
 afterEach(async () => {

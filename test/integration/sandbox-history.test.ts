@@ -4,8 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type HistorySnapshot } from '../../src/api/index.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -3,8 +3,7 @@
 // baskets computed from the world's prices with warnings that come and go.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const started: Sandbox[] = [];
 afterEach(async () => {
@@ -323,7 +322,7 @@ describe('sandbox baskets', () => {
     const [x, y] = s.world.eventTickers().filter((t) => s.world.eventVenue(t) === 'venuea' && s.world.marketTickers().includes(`${t}-O1`));
     const legs = [{ market_ticker: `${x}-O1`, stake_usd: 100 }, { market_ticker: `${y}-O1`, stake_usd: 100 }];
     const warnings = async (): Promise<string[]> => (await post(s, '/baskets/validate', { legs })).body.warnings;
-    const closeAt = (ticker: string, days: number) => s.world.updateEvent(ticker!, { close_time: new Date(s.now().getTime() + days * 86_400_000).toISOString() });
+    const closeAt = (ticker: string, days: number) => s.world.updateEvent(ticker, { close_time: new Date(s.now().getTime() + days * 86_400_000).toISOString() });
     closeAt(x!, 20);
     closeAt(y!, 23);
     expect(await warnings()).toContain('two legs close within 7 days');

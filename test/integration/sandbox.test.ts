@@ -3,8 +3,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-type Json = Record<string, any>;
+import type { Json } from '../helpers/json.ts';
 
 const started: Sandbox[] = [];
 afterEach(async () => {

@@ -220,7 +220,7 @@ describe('drops and rises', () => {
     { field: 'liquidity_tier', type: 'rises' as const, from: 'low', to: 'medium', fired: true },
     { field: 'liquidity_tier', type: 'drops' as const, from: 'low', to: 'medium', fired: false },
   ])('order of $field: $type $from -> $to', ({ field, type, from, to, fired }) => {
-    const r = rule({ type, field, by: 1 } as Trigger, { source: 'kpis' });
+    const r = rule({ type, field, by: 1 }, { source: 'kpis' });
     expect(evaluate(r, { [field]: from }, { [field]: to }, undefined, NOW).fired).toBe(fired);
   });
 
@@ -270,17 +270,17 @@ describe('appears', () => {
 
 describe('a new entity (no previous snapshot)', () => {
   const curr = { event_ticker: 'NEW-1', name: 'New one', edge_pp: 12, near_settled: true, status: 'processing', actual: { value: 1, unit: '', formatted: '1' } };
-  it.each([
-    { trigger: { type: 'new' } as Trigger, fired: true },
-    { trigger: { type: 'crosses', field: 'edge_pp', above: 10, abs: false, rearm: 0 } as Trigger, fired: true },
-    { trigger: { type: 'crosses', field: 'edge_pp', above: 15, abs: false, rearm: 0 } as Trigger, fired: false },
-    { trigger: { type: 'appears', field: 'actual' } as Trigger, fired: true },
-    { trigger: { type: 'appears', field: 'missing' } as Trigger, fired: false },
-    { trigger: { type: 'moves', field: 'edge_pp', by: 1, direction: 'any' } as Trigger, fired: false },
-    { trigger: { type: 'flips', field: 'near_settled' } as Trigger, fired: false },
-    { trigger: { type: 'changes', field: 'status' } as Trigger, fired: false },
-    { trigger: { type: 'drops', field: 'edge_pp', by: 1 } as Trigger, fired: false },
-    { trigger: { type: 'rises', field: 'edge_pp', by: 1 } as Trigger, fired: false },
+  it.each<{ trigger: Trigger; fired: boolean }>([
+    { trigger: { type: 'new' }, fired: true },
+    { trigger: { type: 'crosses', field: 'edge_pp', above: 10, abs: false, rearm: 0 }, fired: true },
+    { trigger: { type: 'crosses', field: 'edge_pp', above: 15, abs: false, rearm: 0 }, fired: false },
+    { trigger: { type: 'appears', field: 'actual' }, fired: true },
+    { trigger: { type: 'appears', field: 'missing' }, fired: false },
+    { trigger: { type: 'moves', field: 'edge_pp', by: 1, direction: 'any' }, fired: false },
+    { trigger: { type: 'flips', field: 'near_settled' }, fired: false },
+    { trigger: { type: 'changes', field: 'status' }, fired: false },
+    { trigger: { type: 'drops', field: 'edge_pp', by: 1 }, fired: false },
+    { trigger: { type: 'rises', field: 'edge_pp', by: 1 }, fired: false },
   ])('$trigger.type: $fired', ({ trigger, fired }) => {
     const result = evaluate(rule(trigger), undefined, curr, undefined, NOW);
     expect(result.fired).toBe(fired);

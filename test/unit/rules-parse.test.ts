@@ -404,7 +404,7 @@ describe('values from the environment are never shown expanded', () => {
       const doc = parseDocument(base);
       let n = 0;
       visit(doc, {
-        Scalar(key, node) {
+        Scalar(key) {
           if (key !== 'key' && n++ === target) return doc.createNode('${LEAK}');
           return undefined;
         },
