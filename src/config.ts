@@ -47,8 +47,6 @@ const EnvSchema = z.object({
   EDGEWATCH_POLL_REPORTS: duration.optional(),
   EDGEWATCH_POLL_RUNS: duration.optional(),
   EDGEWATCH_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(10),
-  /** How long a process holds a delivery it claimed before another may send it again (it died mid-send). */
-  EDGEWATCH_DELIVERY_LEASE: duration.prefault('5m'),
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
   EDGEWATCH_REPORTS_BUDGET: z.coerce.number().int().min(1).default(50),
@@ -114,8 +112,6 @@ export interface Config {
   /** Poll intervals set in the environment; unset ones take the defaults of where we run. */
   pollIntervals: PollIntervals;
   deliveryAttempts: number;
-  /** EDGEWATCH_DELIVERY_LEASE in ms. */
-  deliveryLeaseMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   reportsBudget: number;
   slackGroupAbove: number;
@@ -159,7 +155,6 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       runs: e.EDGEWATCH_POLL_RUNS,
     }),
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
-    deliveryLeaseMs: e.EDGEWATCH_DELIVERY_LEASE,
     logLevel: e.EDGEWATCH_LOG_LEVEL,
     reportsBudget: e.EDGEWATCH_REPORTS_BUDGET,
     slackGroupAbove: e.EDGEWATCH_SLACK_GROUP_ABOVE,

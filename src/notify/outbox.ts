@@ -8,6 +8,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Alert, DeliveryOutcome } from '../core/types.ts';
 import type { Channel } from '../rules/index.ts';
 import type { DigestMessage } from '../render/index.ts';
+import { SLACK_TIMEOUT_MS, SMTP_TIMEOUTS, WEBHOOK_TIMEOUT_MS } from './channels/index.ts';
 import { claimSends, digestAlerts, dueSends, settleSends, type Send, type Settlement, type Store } from '../store/index.ts';
 
 /** What one send carries: one alert, a storm of alerts for one channel, or a digest batch. */
@@ -40,8 +41,6 @@ export interface DeliverOptions {
   busyChannels?: Set<string>;
   /** Once true, no further send starts (what is left stays due for the next pass or process). */
   stopping?: () => boolean;
-  /** How long a claim holds off other processes (CLAIM_LEASE_MS unless set). */
-  leaseMs?: number;
   /** More than this many alerts due for one channel of a grouping kind go as one message. */
   groupAbove?: number;
   groupKinds?: ReadonlySet<Channel['type']>;
@@ -56,12 +55,22 @@ export interface DeliverReport {
   dead: number;
 }
 
+/** The longest one send to a channel of each kind can take: its transport's timeouts. */
+const SEND_LIMIT_MS: Record<Channel['type'], number> = {
+  webhook: WEBHOOK_TIMEOUT_MS,
+  slack: SLACK_TIMEOUT_MS,
+  email: SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout,
+  console: 0,
+};
+
 /**
- * How long a claim holds off other processes: longer than a send can take (webhook and Slack give
- * up after 10 s, email after 20 s of connecting or 30 s of silence). A process that dies mid-send
- * leaves its claim to run out, and then another sends it again with the same id.
+ * How long a claim holds off other processes: three times the longest a send to the channel can
+ * take (a Slack send may make more than one call), and at least 30 s. A process that dies mid-send
+ * leaves its claim to run out, and then another sends it again with the same id, never earlier.
  */
-export const CLAIM_LEASE_MS = 5 * 60_000;
+export function claimLeaseMs(type: Channel['type'] | undefined): number {
+  return Math.max(30_000, 3 * (type === undefined ? 0 : SEND_LIMIT_MS[type]));
+}
 
 /** Exponential backoff with jitter, or the server's Retry-After when it asked for longer. */
 export function nextAttemptDelay(attempt: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number): number {
@@ -152,9 +161,9 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
     await yieldToEventLoop();
     if (options.stopping?.()) return;
     const at = options.now();
-    const claimed = await claimSends(store, job.sends, at, process.pid, new Date(at.getTime() + (options.leaseMs ?? CLAIM_LEASE_MS)));
-    if (claimed.length === 0) return;
     const channel = options.channels.get(job.channel);
+    const claimed = await claimSends(store, job.sends, at, process.pid, new Date(at.getTime() + claimLeaseMs(channel?.type)));
+    if (claimed.length === 0) return;
     const message = await messageOf(store, job, claimed);
     const started = performance.now();
     let outcome: DeliveryOutcome;

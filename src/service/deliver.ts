@@ -32,7 +32,6 @@ export async function deliverNow(
     send,
     now,
     retry: { attempts: config.deliveryAttempts, baseMs: 30_000, maxMs: 3_600_000 },
-    leaseMs: config.deliveryLeaseMs,
     groupKinds: GROUPING_KINDS,
     groupAbove: config.slackGroupAbove,
     onOutcome: options.onOutcome,

@@ -9,6 +9,7 @@ import {
   createWebhookNotifier,
   type OutgoingMessage,
   type SendToChannel,
+  WEBHOOK_TIMEOUT_MS,
 } from '../notify/index.ts';
 import {
   describeRenderError,
@@ -53,7 +54,7 @@ export function createChannelSender(options: ChannelSenderOptions): SendToChanne
   const consoleNotifier = createConsoleNotifier({ write: options.out });
   const slack = config.slackToken ? createSlackNotifier({ token: config.slackToken, apiUrl: config.slackApiUrl }) : undefined;
   const email = config.smtpUrl ? createEmailNotifier({ smtpUrl: config.smtpUrl, from: config.emailFrom }) : undefined;
-  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000, now: options.now ?? (() => new Date()) });
+  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS, now: options.now ?? (() => new Date()) });
 
   /** Renders the message for the channel now; the returned function sends it. */
   function prepare(channel: Channel, message: OutgoingMessage): () => Promise<DeliveryOutcome> {

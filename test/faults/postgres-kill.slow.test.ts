@@ -84,8 +84,6 @@ rules:
         EDGEWATCH_POLL_KPIS: '1h',
         EDGEWATCH_POLL_REPORTS: '1h',
         EDGEWATCH_POLL_RUNS: '1h',
-        // A send its process died in is sent again this long after it was claimed.
-        EDGEWATCH_DELIVERY_LEASE: '5s',
         EDGEWATCH_LOG_LEVEL: 'error',
       });
     const start = (key: string): ChildProcess => {
@@ -137,13 +135,14 @@ rules:
       processes.set(key, start(key));
     }
 
-    // Then uninterrupted: they catch up, and what the killed processes held is sent again.
+    // Then uninterrupted: they catch up, and what the killed processes held is sent again once its
+    // lease runs out (claimLeaseMs: 30 s for a webhook).
     const referenceSql = openSql(path.join(dir, 'reference.db'));
     const expected = alertKeys(referenceSql).sort();
     referenceSql.close();
     const stored = async () => (await sql.query<{ id: string; rule: string; entity: string }>('SELECT id, rule, entity FROM alerts')).rows.map((a) => `${a.rule} ${a.entity} ${a.id}`).sort();
     const undelivered = () => count("SELECT count(*) AS n FROM deliveries WHERE status <> 'delivered'");
-    for (let i = 0; i < 300 && ((await stored()).length < expected.length || (await undelivered()) > 0); i++) await sleep(200);
+    for (let i = 0; i < 600 && ((await stored()).length < expected.length || (await undelivered()) > 0); i++) await sleep(200);
     for (const child of processes.values()) {
       child.kill('SIGTERM');
       await exited(child);

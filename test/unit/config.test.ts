@@ -13,7 +13,6 @@ describe('readConfig', () => {
       host: '127.0.0.1',
       emailFrom: 'edgewatch@localhost',
       deliveryAttempts: 10,
-      deliveryLeaseMs: 300_000,
       logLevel: 'info',
       slackGroupAbove: 10,
       maxPages: 2000,
@@ -57,7 +56,6 @@ describe('readConfig', () => {
     ['EDGEWATCH_SNAPSHOT_RETENTION', '0d', /^EDGEWATCH_SNAPSHOT_RETENTION: must be at least 1s: 0d$/],
     ['EDGEWATCH_HOST', 'http://0.0.0.0', /^EDGEWATCH_HOST: must be an IP address or a host name/],
     ['EDGEWATCH_DB', 'postgres://user:pw@/db', /^EDGEWATCH_DB: not a valid PostgreSQL URL: write postgres:\/\/user:password@host:5432\/database$/],
-    ['EDGEWATCH_DELIVERY_LEASE', '500ms', /^EDGEWATCH_DELIVERY_LEASE: must be at least 1s: 500ms$/],
   ])('names the variable %s when its value %s is invalid', (name, value, message) => {
     expect(() => readConfig({ [name]: value })).toThrow(message);
   });
@@ -77,7 +75,6 @@ describe('readConfig', () => {
     expect(readConfig({ EDGEWATCH_DB: ':memory:' }).dbPath).toBe(':memory:');
     expect(() => readConfig({ EDGEWATCH_DB: 'postgres://ew:pw-sekrit@:5432/edgewatch' })).toThrow(/^EDGEWATCH_DB: [^\n]*$/);
     expect(() => readConfig({ EDGEWATCH_DB: 'postgres://ew:pw-sekrit@:5432/edgewatch' })).not.toThrow(/sekrit/);
-    expect(readConfig({ EDGEWATCH_DELIVERY_LEASE: '30s' }).deliveryLeaseMs).toBe(30_000);
   });
 
   it('reads EDGEWATCH_HOST: an IP address or a host name', () => {
@@ -105,7 +102,6 @@ describe('readConfig', () => {
       'EDGEWATCH_POLL_EVENTS', 'EDGEWATCH_POLL_KPIS', 'EDGEWATCH_POLL_REPORTS', 'EDGEWATCH_POLL_RUNS', 'EDGEWATCH_DELIVERY_ATTEMPTS',
       'EDGEWATCH_LOG_LEVEL', 'EDGEWATCH_HOST', 'EDGEWATCH_POLL_MARKETS', 'EDGEWATCH_AGENT_DAILY_LIMIT', 'EDGEWATCH_MAX_PAGES',
       'EDGEWATCH_MAX_RESPONSE_MB', 'EDGEWATCH_REPORTS_BUDGET', 'EDGEWATCH_SLACK_GROUP_ABOVE', 'EDGEWATCH_SNAPSHOT_RETENTION',
-      'EDGEWATCH_DELIVERY_LEASE',
     ];
     expect([...KNOWN_VARIABLES].sort()).toEqual(documented.sort());
     expect(readConfig(Object.fromEntries(documented.map((name) => [name, '']))).warnings).toEqual([]);
