@@ -1,12 +1,15 @@
 // `npm run bench`: speed, memory and delivery figures of edgewatch against a sandbox of 50,000
 // events and 5,000 KPI rows, each measure next to its floor (the same pages fetched and parsed,
-// nothing else). Everything runs on 127.0.0.1 and stops by itself; see docs/performance.md.
+// nothing else); the baseline and incremental polls on SQLite and on PostgreSQL (a real server:
+// EDGEWATCH_TEST_POSTGRES_URL, else an embedded one). Everything runs on 127.0.0.1 and stops by
+// itself; see docs/performance.md.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import type { Step, StepResult } from './poll-process.ts';
 import { benchRulesYaml } from './rules.ts';
 
@@ -138,10 +141,11 @@ mkdirSync(rulesDir);
 const receiver = await startReceiver();
 const rules = benchRulesYaml(receiver.url);
 writeFileSync(path.join(rulesDir, 'bench.yaml'), rules.yaml);
+/** `db`: a SQLite file in the bench's folder, or a PostgreSQL URL. */
 const pollStep = (apiUrl: string, db: string, sources?: Extract<Step, { mode: 'poll' }>['sources']): Extract<Step, { mode: 'poll' }> => ({
   mode: 'poll',
   apiUrl,
-  db: path.join(dir, db),
+  db: db.startsWith('postgres://') ? db : path.join(dir, db),
   rulesDir,
   reportsBudget: REPORTS_BUDGET,
   ...(sources ? { sources } : {}),
@@ -150,13 +154,27 @@ const pollStep = (apiUrl: string, db: string, sources?: Extract<Step, { mode: 'p
 const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
 const scaling: Array<{ events: number; ms: number; floorMs: number; ratio: number; msPer1kEvents: number; maxRssMb: number }> = [];
 
+/** A poll on PostgreSQL, beside the same poll on SQLite (same pages: its floor is theirs). */
+async function pollOnPostgres(step: Extract<Step, { mode: 'poll' }>): Promise<StepResult> {
+  const poll = await runStep(step);
+  if (poll.failures?.length) throw new Error(`poll on PostgreSQL failed: ${poll.failures.join('; ')}`);
+  return poll;
+}
+
 let sandbox: SandboxProcess | undefined;
+let postgres: PostgresServer | undefined;
 try {
+  log('PostgreSQL server starting');
+  postgres = await startPostgres({ durable: true });
+  const postgresDb = await postgres.createDatabase();
+
   log(`${rules.count} rules; sandbox of ${EVENTS} events and ${KPIS} KPI rows starting`);
   sandbox = await startSandboxProcess(EVENTS, KPIS);
 
   log('baseline poll (fresh database)');
   const baseline = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
+  log('baseline poll on PostgreSQL (fresh database)');
+  const postgresBaseline = await pollOnPostgres(pollStep(sandbox.url, postgresDb));
 
   log(`scaling: events-only baseline at ${EVENTS}`);
   const scaleTop = await pollAndFloor(pollStep(sandbox.url, `scale-${EVENTS}.db`, ['events']));
@@ -164,6 +182,8 @@ try {
   const moved = await sandbox.mutate(0.05);
   log(`moved ${moved.events} events and ${moved.kpis} KPI rows; incremental poll`);
   const incremental = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
+  log('incremental poll on PostgreSQL');
+  const postgresIncremental = await pollOnPostgres(pollStep(sandbox.url, postgresDb));
   await sandbox.close();
   sandbox = undefined;
 
@@ -229,6 +249,22 @@ try {
       receivedRequests: receiver.requests(),
       receivedDistinctIds: receiver.ids.size,
     },
+    postgres: {
+      baseline: {
+        ms: round(postgresBaseline.ms, 0),
+        ratio: round(postgresBaseline.ms / baseline.floor.ms),
+        maxRssMb: round(postgresBaseline.maxRssMb, 0),
+        changed: postgresBaseline.changed,
+        alerts: postgresBaseline.alerts,
+      },
+      incremental: {
+        ms: round(postgresIncremental.ms, 0),
+        ratio: round(postgresIncremental.ms / incremental.floor.ms),
+        maxRssMb: round(postgresIncremental.maxRssMb, 0),
+        changed: postgresIncremental.changed,
+        alerts: postgresIncremental.alerts,
+      },
+    },
     scaling: { runs: scaling, slopeLowMsPer1k: round(slopeLow, 1), slopeHighMsPer1k: round(slopeHigh, 1), slopeGrowth: round(slopeGrowth) },
     targets: TARGETS,
   };
@@ -239,6 +275,15 @@ try {
     ['baseline poll', `${results.baseline.ms} ms`, `${results.baseline.floorMs} ms`, `${results.baseline.ratio}x`, `<= ${TARGETS.baselineRatio}x`, met(results.baseline.ratio <= TARGETS.baselineRatio)],
     ['baseline peak RSS', `${results.baseline.maxRssMb} MB`, `${results.baseline.floorMaxRssMb} MB`, '', `< ${TARGETS.peakRssMb} MB`, met(results.baseline.maxRssMb < TARGETS.peakRssMb)],
     [`incremental poll (${results.incremental.alerts} alerts)`, `${results.incremental.ms} ms`, `${results.incremental.floorMs} ms`, `${results.incremental.ratio}x`, `<= ${TARGETS.incrementalRatio}x`, met(results.incremental.ratio <= TARGETS.incrementalRatio)],
+    ['baseline poll on PostgreSQL', `${results.postgres.baseline.ms} ms`, `${results.baseline.floorMs} ms`, `${results.postgres.baseline.ratio}x`, `SQLite ${results.baseline.ratio}x`, ''],
+    [
+      `incremental poll on PostgreSQL (${results.postgres.incremental.alerts} alerts)`,
+      `${results.postgres.incremental.ms} ms`,
+      `${results.incremental.floorMs} ms`,
+      `${results.postgres.incremental.ratio}x`,
+      `SQLite ${results.incremental.ratio}x`,
+      '',
+    ],
     [`${DELIVERIES} webhook deliveries`, `${results.delivery.ms} ms`, '', `${results.delivery.perSecond}/s`, `< ${TARGETS.deliveryMs} ms`, met(results.delivery.ms < TARGETS.deliveryMs && results.delivery.receivedDistinctIds === DELIVERIES)],
     ...scaling.map((s) => [`events-only baseline ${s.events}`, `${s.ms} ms`, `${s.floorMs} ms`, `${s.ratio}x`, `${s.msPer1kEvents} ms/1k ev`, '']),
     ['scaling (ms per 1k events, 20k-50k vs 5k-20k)', `${round(slopeHigh, 1)} vs ${round(slopeLow, 1)}`, '', `${round(slopeGrowth)}x`, `<= ${TARGETS.slopeGrowth}x (linear)`, met(slopeGrowth <= TARGETS.slopeGrowth)],
@@ -253,6 +298,7 @@ try {
   process.stdout.write(`figures written to ${out}\n`);
 } finally {
   await sandbox?.close();
+  await postgres?.stop();
   await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.ts';
 import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
+import { claimLeaseMs } from '../../src/notify/outbox.ts';
 import { loadRules } from '../../src/rules/index.ts';
 import { pollSources } from '../../src/service/cycle.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
@@ -36,7 +37,9 @@ function exited(child: ChildProcess): Promise<void> {
 
 describe('two processes on PostgreSQL, killed at random', () => {
   it(`store every alert once and deliver each at least once across ${KILLS} SIGKILLs of either`, { timeout: 300_000 }, async () => {
-    const receiver = await startWebhookReceiver(answer(204));
+    // A slow receiver (0.4 s an answer), so that kills land in sends too: the receiver has a
+    // request, the store a claim not yet settled.
+    const receiver = await startWebhookReceiver((request, res) => void setTimeout(() => answer(204)(request, res), 400));
     cleanup.push(() => receiver.close());
     const scene = await startSandboxWithRules({
       sandbox: { seed: 5, events: 400, kpis: 20 },
@@ -158,6 +161,15 @@ rules:
     expect([...new Set(received)].sort()).toEqual(storedIds);
     const duplicates = received.length - new Set(received).size;
     expect(duplicates).toBeLessThanOrEqual(sendsHit);
+    // A send the kill hit goes again only once its lease ran out (the claim came shortly before
+    // the first arrival), never earlier.
+    const firstArrival = new Map<string, number>();
+    for (const request of receiver.requests) {
+      const id = String(request.headers['webhook-id']);
+      const first = firstArrival.get(id);
+      if (first === undefined) firstArrival.set(id, request.at);
+      else expect(request.at - first).toBeGreaterThanOrEqual(claimLeaseMs('webhook') - 1000);
+    }
     // A redelivery carries the same id in its header and body.
     for (const request of receiver.requests) expect(String(request.headers['webhook-id'])).toBe(request.json().id);
     console.log(`postgres kill test: ${kills} kills, ${sendsHit} sends hit, ${duplicates} duplicates at the receiver, ${expected.length} alerts`);

@@ -70,8 +70,16 @@ function serverOn(admin: URL, stopServer: () => Promise<void>): PostgresServer {
   };
 }
 
+export interface StartPostgresOptions {
+  /**
+   * Writes reach the disk as on a production server (fsync on, 128 MB of shared buffers), for
+   * `npm run bench`; tests keep the server small and fast (test data only).
+   */
+  durable?: boolean;
+}
+
 /** A server: the configured one, or an embedded one started now. */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
   const configured = process.env.EDGEWATCH_TEST_POSTGRES_URL;
   if (configured) return serverOn(new URL(configured), async () => undefined);
 
@@ -91,7 +99,8 @@ export async function startPostgres(): Promise<PostgresServer> {
     initdbFlags: ['--locale=C', '--encoding=UTF8'],
     postgresFlags: [
       // Small and fast: test data only, on a machine whose cores the other tests share.
-      ...['shared_buffers=16MB', 'max_connections=80', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'],
+      ...(options.durable ? ['shared_buffers=128MB'] : ['shared_buffers=16MB', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off']),
+      'max_connections=80',
       // TCP only: no socket file in a folder the postgres user may not write.
       ...['unix_socket_directories=', 'listen_addresses=127.0.0.1'],
     ].flatMap((setting) => ['-c', setting]),
