@@ -1,7 +1,8 @@
 // One measured step of the bench, in a fresh process (cold, like `poll --once`), so that its peak
 // resident memory is its own. The step comes as JSON in argv[2]; the figures go back as one JSON
 // line on stdout.
-//   poll:    pollSources on a database (fresh or not), timing only the poll itself
+//   poll:    pollSources on a database (fresh or not), timing only the poll itself; with
+//            `recordRequests`, every request as sent (method, path and query, body)
 //   floor:   the same pages fetched with plain undici requests and JSON.parse, nothing else
 //   deliver: 1,000 alerts stored through ingestItems, then delivered by deliverNow to the webhook
 import { Agent, request } from 'undici';
@@ -16,9 +17,16 @@ import { deliverNow } from '../src/service/deliver.ts';
 import { createChannelSender } from '../src/service/senders.ts';
 import { openStore } from '../src/store/index.ts';
 
+/** A request as the client sent it: `path` with its query string, relative to the API root. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body?: string;
+}
+
 export type Step =
-  | { mode: 'poll'; apiUrl: string; db: string; rulesDir: string; sources?: SourceName[]; reportsBudget: number }
-  | { mode: 'floor'; apiUrl: string; eventPages: number; kpiPages: number; singles: string[] }
+  | { mode: 'poll'; apiUrl: string; db: string; rulesDir: string; sources?: SourceName[]; reportsBudget: number; recordRequests?: boolean }
+  | { mode: 'floor'; apiUrl: string; eventPages: number; kpiPages: number; singles: string[]; requests?: RecordedRequest[] }
   | { mode: 'deliver'; db: string; rulesDir: string; templatesDir: string; alerts: number };
 
 export interface StepResult {
@@ -31,6 +39,10 @@ export interface StepResult {
   eventPages?: number;
   kpiPages?: number;
   singles?: string[];
+  /** poll with recordRequests: every request, for the floor to send again. */
+  requests?: RecordedRequest[];
+  /** poll: its sources' notices (a query over its page budget, data not synced). */
+  notices?: string[];
   delivered?: number;
   dead?: number;
   retrying?: number;
@@ -51,9 +63,21 @@ async function poll(step: Extract<Step, { mode: 'poll' }>): Promise<StepResult> 
   let eventPages = 0;
   let kpiPages = 0;
   const singles: string[] = [];
+  const requests: RecordedRequest[] = [];
+  const root = new URL(step.apiUrl).pathname.replace(/\/$/, '');
+  // Records each request as it goes on the wire: what the floor sends again.
+  const agent = new Agent({ connections: 8, keepAliveTimeout: 30_000 });
+  const dispatcher = step.recordRequests
+    ? agent.compose((dispatch) => (opts, handler) => {
+        const body = typeof opts.body === 'string' ? opts.body : undefined;
+        requests.push({ method: opts.method, path: opts.path.slice(root.length), ...(body === undefined ? {} : { body }) });
+        return dispatch(opts, handler);
+      })
+    : agent;
   const api = createApiClient({
     baseUrl: step.apiUrl,
     apiKey: KEY,
+    dispatcher,
     onRequest: (info) => {
       if (info.path === '/predictions/events') eventPages++;
       else if (info.path === '/predictions/kpi-events') kpiPages++;
@@ -71,6 +95,7 @@ async function poll(step: Extract<Step, { mode: 'poll' }>): Promise<StepResult> 
   });
   const ms = performance.now() - started;
   await api.close();
+  await agent.close();
   await store.close();
   return {
     ms,
@@ -81,6 +106,7 @@ async function poll(step: Extract<Step, { mode: 'poll' }>): Promise<StepResult> 
     eventPages,
     kpiPages,
     singles,
+    ...(step.recordRequests ? { requests, notices: report.results.flatMap((r) => r.notices) } : {}),
   };
 }
 
@@ -110,6 +136,22 @@ async function floor(step: Extract<Step, { mode: 'floor' }>): Promise<StepResult
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (next < step.singles.length) await getJson(step.singles[next++]!).catch(() => undefined);
+    }),
+  );
+  // Requests recorded as sent (the market-search sources' GETs and POSTs), as fast as they can go:
+  // the pages of one list in order (each needs the cursor of the one before), every list and
+  // single request side by side, eight connections as the client has.
+  const walks = new Map<string, RecordedRequest[]>();
+  for (const recorded of step.requests ?? []) {
+    const walk = `${recorded.method} ${recorded.path.replace(/[?&]cursor=[^&]*/, '')} ${recorded.body ?? ''}`;
+    walks.set(walk, [...(walks.get(walk) ?? []), recorded]);
+  }
+  await Promise.all(
+    [...walks.values()].map(async (requests) => {
+      for (const { method, path, body } of requests) {
+        const response = await request(`${step.apiUrl}${path}`, { dispatcher, method: method as 'GET' | 'POST', headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body });
+        JSON.parse(await response.body.text());
+      }
     }),
   );
   const ms = performance.now() - started;

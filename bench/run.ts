@@ -10,8 +10,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
+import { MARKET_SOURCES } from '../src/core/types.ts';
 import type { Step, StepResult } from './poll-process.ts';
-import { benchRulesYaml } from './rules.ts';
+import { benchMarketRulesYaml, benchRulesYaml, marketSourceOf } from './rules.ts';
 
 const HERE = import.meta.dirname;
 const ROOT = path.resolve(HERE, '..');
@@ -122,15 +123,38 @@ function runStep(step: Step): Promise<StepResult> {
 async function pollAndFloor(step: Extract<Step, { mode: 'poll' }>): Promise<{ poll: StepResult; floor: StepResult }> {
   const poll = await runStep(step);
   if (poll.failures?.length) throw new Error(`poll failed: ${poll.failures.join('; ')}`);
-  // The floor fetches exactly what the poll fetched: as many list pages, the same single resources.
+  // The floor fetches exactly what the poll fetched: as many list pages, the same single resources
+  // (or, when the poll recorded them, the same requests as sent).
   const floor = await runStep({
     mode: 'floor',
     apiUrl: step.apiUrl,
     eventPages: poll.eventPages ?? 0,
     kpiPages: poll.kpiPages ?? 0,
-    singles: poll.singles ?? [],
+    singles: poll.requests ? [] : (poll.singles ?? []),
+    ...(poll.requests ? { requests: poll.requests } : {}),
   });
   return { poll, floor };
+}
+
+/** Tickers the sandbox knows, for the market-search rules: the top of its edge ranking, and markets. */
+async function sandboxTickers(apiUrl: string): Promise<{ events: string[]; markets: string[] }> {
+  const get = async (path: string) => {
+    const response = await fetch(`${apiUrl}/predictions/venuea${path}`, { headers: { authorization: 'Bearer bench' } });
+    return ((await response.json()) as { data: Array<Record<string, string>> }).data;
+  };
+  const events = (await get('/markets-with-edge?limit=150')).map((row) => row.event_ticker!);
+  const markets = (await get('/markets?limit=50')).map((row) => row.market_ticker!);
+  return { events, markets };
+}
+
+/** How many requests each market-search source made. */
+function requestsBySource(requests: ReadonlyArray<{ path: string }>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { path: requestPath } of requests) {
+    const source = marketSourceOf(requestPath);
+    counts[source] = (counts[source] ?? 0) + 1;
+  }
+  return counts;
 }
 
 // ---- the run ----
@@ -176,6 +200,19 @@ try {
   log('baseline poll on PostgreSQL (fresh database)');
   const postgresBaseline = await pollOnPostgres(pollStep(sandbox.url, postgresDb));
 
+  // Reading the tickers also builds the sandbox's market-search view, so that neither the poll
+  // nor its floor pays for it.
+  const marketRules = benchMarketRulesYaml(receiver.url, await sandboxTickers(sandbox.url));
+  const marketRulesDir = path.join(dir, 'rules-markets');
+  mkdirSync(marketRulesDir);
+  writeFileSync(path.join(marketRulesDir, 'bench.yaml'), marketRules.yaml);
+  log(`market-search poll: ${marketRules.count} rules over ${MARKET_SOURCES.join(', ')} (fresh database)`);
+  const marketStep = { ...pollStep(sandbox.url, 'markets.db', [...MARKET_SOURCES]), rulesDir: marketRulesDir, recordRequests: true };
+  // The sandbox computes a search or a ranking once per refresh: a first, unmeasured poll does it,
+  // so that the measured poll and its floor both find it done.
+  const warmup = await runStep({ ...marketStep, db: path.join(dir, 'markets-warmup.db') });
+  const marketPoll = await pollAndFloor(marketStep);
+
   log(`scaling: events-only baseline at ${EVENTS}`);
   const scaleTop = await pollAndFloor(pollStep(sandbox.url, `scale-${EVENTS}.db`, ['events']));
 
@@ -184,6 +221,9 @@ try {
   const incremental = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
   log('incremental poll on PostgreSQL');
   const postgresIncremental = await pollOnPostgres(pollStep(sandbox.url, postgresDb));
+  log('market-search poll after the move (the market data refreshed)');
+  await runStep({ mode: 'floor', apiUrl: sandbox.url, eventPages: 0, kpiPages: 0, singles: [], requests: warmup.requests ?? [] });
+  const marketIncremental = await pollAndFloor(marketStep);
   await sandbox.close();
   sandbox = undefined;
 
@@ -239,6 +279,25 @@ try {
       alerts: incremental.poll.alerts,
       pages: { events: incremental.poll.eventPages, kpis: incremental.poll.kpiPages, singles: incremental.poll.singles?.length },
     },
+    marketSearch: {
+      rules: marketRules.count,
+      requests: marketPoll.poll.requests?.length,
+      requestsBySource: requestsBySource(marketPoll.poll.requests ?? []),
+      ms: round(marketPoll.poll.ms, 0),
+      floorMs: round(marketPoll.floor.ms, 0),
+      ratio: round(marketPoll.poll.ms / marketPoll.floor.ms),
+      maxRssMb: round(marketPoll.poll.maxRssMb, 0),
+      changed: marketPoll.poll.changed,
+      notices: marketPoll.poll.notices,
+      incremental: {
+        requests: marketIncremental.poll.requests?.length,
+        ms: round(marketIncremental.poll.ms, 0),
+        floorMs: round(marketIncremental.floor.ms, 0),
+        ratio: round(marketIncremental.poll.ms / marketIncremental.floor.ms),
+        changed: marketIncremental.poll.changed,
+        alerts: marketIncremental.poll.alerts,
+      },
+    },
     delivery: {
       alerts: DELIVERIES,
       ms: round(delivery.ms, 0),
@@ -282,6 +341,15 @@ try {
       `${results.incremental.floorMs} ms`,
       `${results.postgres.incremental.ratio}x`,
       `SQLite ${results.incremental.ratio}x`,
+      '',
+    ],
+    [`market-search baseline poll (${results.marketSearch.rules} rules, ${results.marketSearch.requests} requests)`, `${results.marketSearch.ms} ms`, `${results.marketSearch.floorMs} ms`, `${results.marketSearch.ratio}x`, '', ''],
+    [
+      `market-search poll after the move (${results.marketSearch.incremental.requests} requests, ${results.marketSearch.incremental.alerts} alerts)`,
+      `${results.marketSearch.incremental.ms} ms`,
+      `${results.marketSearch.incremental.floorMs} ms`,
+      `${results.marketSearch.incremental.ratio}x`,
+      '',
       '',
     ],
     [`${DELIVERIES} webhook deliveries`, `${results.delivery.ms} ms`, '', `${results.delivery.perSecond}/s`, `< ${TARGETS.deliveryMs} ms`, met(results.delivery.ms < TARGETS.deliveryMs && results.delivery.receivedDistinctIds === DELIVERIES)],

@@ -18,7 +18,7 @@ function random(): number {
 }
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
-/** Moves `fraction` of the events (new snapshots, captured now) and of the KPI rows. */
+/** Moves `fraction` of the events (new snapshots, captured now) and of the KPI rows, then refreshes the market-search data. */
 function mutate(fraction: number): { events: number; kpis: number } {
   const world = sandbox.world;
   // The clock stands still (speed 0): the new snapshots are captured at the watermark's minute.
@@ -43,6 +43,8 @@ function mutate(fraction: number): { events: number; kpis: number } {
     if (movedKpis % 7 === 0) world.updateKpi(id, { liquidity_tier: ['high', 'medium', 'low'][Math.floor(random() * 3)] });
     movedKpis++;
   }
+  // The market-search data's nightly refresh: it shows the moves too.
+  world.refreshMarkets();
   return { events: movedEvents, kpis: movedKpis };
 }
 

@@ -46,6 +46,8 @@ const EnvSchema = z.object({
   EDGEWATCH_POLL_KPIS: duration.optional(),
   EDGEWATCH_POLL_REPORTS: duration.optional(),
   EDGEWATCH_POLL_RUNS: duration.optional(),
+  /** The market-search sources (edge, rankings, markets, similar, baskets), whose data refreshes nightly. */
+  EDGEWATCH_POLL_MARKETS: duration.optional(),
   EDGEWATCH_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   EDGEWATCH_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Trust scorecard requests allowed per reports poll. */
@@ -58,15 +60,14 @@ const EnvSchema = z.object({
   EDGEWATCH_MAX_PAGES: z.coerce.number().int().min(1).default(2000),
   /** Largest response body accepted from the API, in MB; a larger one fails that request without retry. */
   EDGEWATCH_MAX_RESPONSE_MB: z.coerce.number().positive().default(32),
+  /** Agent questions (`explain`) asked per UTC day, all rules together. */
+  EDGEWATCH_AGENT_DAILY_LIMIT: z.coerce.number().int().min(0).default(50),
 });
-
-/** Variables of the contract that nothing reads yet: known, so that setting one is not reported as a typo. */
-const NOT_YET_READ = ['EDGEWATCH_POLL_MARKETS', 'EDGEWATCH_AGENT_DAILY_LIMIT'];
 
 const PREFIX = 'EDGEWATCH_';
 
 /** Every EDGEWATCH_ variable edgewatch knows: the schema's and the contract's. */
-export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([...Object.keys(EnvSchema.shape), ...NOT_YET_READ].filter((name) => name.startsWith(PREFIX)));
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set(Object.keys(EnvSchema.shape).filter((name) => name.startsWith(PREFIX)));
 
 /** One warning per set EDGEWATCH_ variable that edgewatch does not know (a typo would be ignored silently). */
 export function unknownVariableWarnings(env: Record<string, string | undefined>): string[] {
@@ -94,6 +95,8 @@ export interface PollIntervals {
   kpis?: number;
   reports?: number;
   runs?: number;
+  /** Every market-search source. */
+  markets?: number;
 }
 
 export interface Config {
@@ -119,6 +122,8 @@ export interface Config {
   maxPages: number;
   /** EDGEWATCH_MAX_RESPONSE_MB in bytes (1 MB = 1024 * 1024 bytes). */
   maxResponseBytes: number;
+  /** Agent questions (`explain`) per UTC day, all rules together. */
+  agentDailyLimit: number;
   /** Problems that do not stop a start (unknown variables), for the command to report. */
   warnings: readonly string[];
   /** The environment as read, for `${NAME}` in rule files. */
@@ -153,6 +158,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       kpis: e.EDGEWATCH_POLL_KPIS,
       reports: e.EDGEWATCH_POLL_REPORTS,
       runs: e.EDGEWATCH_POLL_RUNS,
+      markets: e.EDGEWATCH_POLL_MARKETS,
     }),
     deliveryAttempts: e.EDGEWATCH_DELIVERY_ATTEMPTS,
     logLevel: e.EDGEWATCH_LOG_LEVEL,
@@ -161,6 +167,7 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     snapshotRetentionMs: e.EDGEWATCH_SNAPSHOT_RETENTION,
     maxPages: e.EDGEWATCH_MAX_PAGES,
     maxResponseBytes: Math.floor(e.EDGEWATCH_MAX_RESPONSE_MB * 1024 * 1024),
+    agentDailyLimit: e.EDGEWATCH_AGENT_DAILY_LIMIT,
     warnings: Object.freeze(unknownVariableWarnings(env)),
     env: Object.freeze({ ...env }),
   });

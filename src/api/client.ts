@@ -8,6 +8,7 @@ import { createSemaphore } from './semaphore.ts';
 import { fetchOne, listPages, type ListLimits, type Page } from './pages.ts';
 import type { ListCall, Query, RequestContext, RequestInfo } from './request.ts';
 import {
+  AgentResponse,
   EventDetail,
   EventHistoryEnvelope,
   EventRow,
@@ -110,7 +111,25 @@ export interface ApiClient extends MarketSearchMethods {
   runStatus(runId: string): Promise<RunStatus>;
   kpiPages(params?: KpiPagesParams): AsyncIterable<KpiPage>;
   kpi(eventId: string, params?: KpiDetailParams): Promise<KpiDetail>;
+  /**
+   * Asks a research agent (`POST /responses`, whole, not streamed): its answer's text and numbered
+   * citations. One attempt within `timeoutMs` (a question may cost): never retried.
+   */
+  askAgent(params: AgentQuestion): Promise<AgentAnswer>;
   close(): Promise<void>;
+}
+
+export interface AgentQuestion {
+  /** The agent's identifier (`svc-agent`). */
+  agent: string;
+  input: string;
+  instructions?: string;
+  timeoutMs?: number;
+}
+
+export interface AgentAnswer {
+  text: string;
+  citations: Array<{ order: number; name: string; url: string }>;
 }
 
 const DEFAULT_PAGE = 200;
@@ -234,6 +253,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         percentiles: params.percentiles?.join(','),
       };
       return fetchOne(ctx, KpiDetail, { method: 'GET', path: `/predictions/kpi-events/${seg(eventId)}`, query, resource: `kpi ${eventId}` });
+    },
+
+    async askAgent(params) {
+      const response = await fetchOne(ctx, AgentResponse, {
+        method: 'POST',
+        path: '/responses',
+        body: { model: params.agent, input: params.input, ...(params.instructions !== undefined ? { instructions: params.instructions } : {}) },
+        resource: `agent ${params.agent}`,
+        paid: true,
+        ...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+      });
+      const part = response.output[0]!.content[0]!;
+      return { text: part.text, citations: part.annotations.map(({ order, name, url }) => ({ order, name, url })).sort((a, b) => a.order - b.order) };
     },
 
     async close() {

@@ -1,5 +1,7 @@
 export {
   createApiClient,
+  type AgentAnswer,
+  type AgentQuestion,
   type ApiClient,
   type ApiClientOptions,
   type EventHistoryParams,

@@ -51,6 +51,8 @@ export interface Call {
   resource: string;
   /** Paid calls: no retry once the request may have reached the server. */
   paid?: boolean;
+  /** This call's own time limit per attempt, instead of the client's. */
+  timeoutMs?: number;
 }
 
 /** A call whose body holds rows under `data`, each named in errors by its `rowKey` field. */
@@ -87,7 +89,7 @@ async function attempt(ctx: RequestContext, call: Call, attemptNo: number): Prom
       dispatcher: ctx.dispatcher,
       headers: call.body === undefined ? ctx.headers : { ...ctx.headers, 'content-type': 'application/json' },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: AbortSignal.timeout(ctx.timeoutMs),
+      signal: AbortSignal.timeout(call.timeoutMs ?? ctx.timeoutMs),
     });
     status = response.statusCode;
     return await answer(ctx, call, response);
@@ -160,7 +162,7 @@ function requestFailed(ctx: RequestContext, call: Call, err: unknown, status: nu
     code,
     resource: call.resource,
     retryable: !ctx.closed && (call.paid ? notSent : true),
-    message: redact(timedOut ? `${call.resource}: timeout after ${ctx.timeoutMs} ms` : `${call.resource}: ${code}: ${errorMessage(err)}`, ctx.secrets),
+    message: redact(timedOut ? `${call.resource}: timeout after ${call.timeoutMs ?? ctx.timeoutMs} ms` : `${call.resource}: ${code}: ${errorMessage(err)}`, ctx.secrets),
     cause: safeCause(err, ctx.secrets),
     ...(status === undefined ? {} : { status }),
   });

@@ -403,3 +403,17 @@ export const KpiBoardEnvelope = PageEnvelope.extend({
   status: text.optional(),
 });
 export type KpiBoardEnvelope = z.infer<typeof KpiBoardEnvelope>;
+
+// ---- agents (POST /responses) ----------------------------------------------------------
+
+export const AgentCitation = z.looseObject({ order: z.number().int(), name: str, url: str });
+export type AgentCitation = z.infer<typeof AgentCitation>;
+
+/** A whole (non-streamed) response: the text and citations at `output[0].content[0]`. */
+export const AgentResponse = z.looseObject({
+  id: str,
+  output: z
+    .array(z.looseObject({ content: z.array(z.looseObject({ text: str, annotations: z.array(AgentCitation).default([]) })).min(1) }))
+    .min(1),
+});
+export type AgentResponse = z.infer<typeof AgentResponse>;

@@ -5,6 +5,8 @@ import { closestName } from '../core/suggest.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
+  /** May be given more than once (`--rule a --rule b`): its value is then a list. */
+  multiple?: boolean;
   /** The value's placeholder in help (`--limit N`). */
   value?: string;
   help: string;
@@ -16,6 +18,10 @@ export interface CommandSpec {
   summary: string;
   /** Names of the positional arguments, all required. */
   positionals: readonly string[];
+  /** Names of positional arguments that may follow the required ones. */
+  optionalPositionals?: readonly string[];
+  /** The last positional takes one or more values (`test <file>...`). */
+  variadic?: boolean;
   options: Readonly<Record<string, OptionSpec>>;
 }
 
@@ -68,16 +74,79 @@ export const COMMAND_SPECS = {
     positionals: [],
     options: { flush: { type: 'boolean', help: 'send every pending digest now (required)' } },
   },
+  silence: {
+    synopsis: 'add|list|expire [<id>] [--rule NAME] [--entity KEY] [--source S] [--for D | --until ISO] [--comment TEXT] [--by NAME] [--json]',
+    summary: 'mute alerts for a while: add one, list them, expire one',
+    positionals: ['action'],
+    optionalPositionals: ['id'],
+    options: {
+      rule: { type: 'string', value: 'NAME', help: 'add: alerts of this rule (* matches any run of characters)' },
+      entity: { type: 'string', value: 'KEY', help: 'add: alerts of this entity (glob)' },
+      source: { type: 'string', value: 'S', help: 'add: alerts of this source (glob)' },
+      for: { type: 'string', value: 'D', help: 'add: for this long from now (30m, 2h, 1d)' },
+      until: { type: 'string', value: 'ISO', help: 'add: until this time (ISO 8601, e.g. 2026-11-22T08:00:00Z)' },
+      comment: { type: 'string', value: 'TEXT', help: 'add: why' },
+      by: { type: 'string', value: 'NAME', help: 'add: who made it (default $USER)' },
+      json: { type: 'boolean', help: 'list: print a JSON array' },
+    },
+  },
   sandbox: {
     synopsis: '[--port P]',
     summary: 'serve the simulated research API alone',
     positionals: [],
     options: { port: { type: 'string', value: 'P', help: 'port to listen on (default 0: any free port)' } },
   },
+  backtest: {
+    synopsis: '[--rule NAME]... [--days N | --from ISO [--to ISO]] [--entity KEY]... [--json]',
+    summary: "replay the events' recorded history through the rules; nothing is sent or stored",
+    positionals: [],
+    options: {
+      rule: { type: 'string', value: 'NAME', multiple: true, help: 'an events rule to replay (repeatable; default every events rule)' },
+      days: { type: 'string', value: 'N', help: 'the last N days (default 7; at most 90)' },
+      from: { type: 'string', value: 'ISO', help: 'start of the range (an ISO time)' },
+      to: { type: 'string', value: 'ISO', help: 'end of the range (an ISO time; default now)' },
+      entity: { type: 'string', value: 'KEY', multiple: true, help: 'an event ticker to replay (repeatable; default the events the filters match)' },
+      json: { type: 'boolean', help: 'print {from, to, rules: [{rule, entities, alerts: [{entity, fired_at, summary}]}]}' },
+    },
+  },
+  why: {
+    synopsis: '<rule> <entity>',
+    summary: "explain the rule's last evaluation for that entity",
+    positionals: ['rule', 'entity'],
+    options: {},
+  },
+  test: {
+    synopsis: '<file>...',
+    summary: 'run rule unit tests (YAML files of steps and expected alerts)',
+    positionals: ['file'],
+    variadic: true,
+    options: {},
+  },
+  render: {
+    synopsis: '<rule> [--channel NAME] [--entity KEY]',
+    summary: 'print the message the rule would send to each channel, without sending',
+    positionals: ['rule'],
+    options: {
+      channel: { type: 'string', value: 'NAME', help: "only this one of the rule's channels" },
+      entity: { type: 'string', value: 'KEY', help: "the entity whose latest stored snapshot to show (default a sample of the rule's source)" },
+    },
+  },
+  'send-test': {
+    synopsis: '<channel>',
+    summary: 'send one message marked as a test through a channel',
+    positionals: ['channel'],
+    options: {},
+  },
+  schema: {
+    synopsis: '',
+    summary: 'print the JSON Schema of rule files',
+    positionals: [],
+    options: {},
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMAND_SPECS;
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export type CommandLine =
   | { kind: 'help'; text: string }
@@ -95,7 +164,11 @@ const usageOf = (name: CommandName): string => `edgewatch ${name}${COMMAND_SPECS
 export const USAGE = [
   'usage: edgewatch <command>',
   '',
-  ...NAMES.map((name) => `  ${usageOf(name).slice('edgewatch '.length).padEnd(34)}${COMMAND_SPECS[name].summary}`),
+  ...NAMES.map((name) => {
+    const usage = usageOf(name).slice('edgewatch '.length);
+    // A usage too long for the column gets its summary on the next line.
+    return usage.length < 34 ? `  ${usage.padEnd(34)}${COMMAND_SPECS[name].summary}` : `  ${usage}\n  ${''.padEnd(34)}${COMMAND_SPECS[name].summary}`;
+  }),
   '',
   'edgewatch <command> --help shows a command\'s options; edgewatch --version its version.',
   '',
@@ -104,7 +177,7 @@ export const USAGE = [
 export function commandHelp(name: CommandName): string {
   const spec: CommandSpec = COMMAND_SPECS[name];
   const options = [
-    ...Object.entries(spec.options).map(([option, o]) => [`--${option}${o.value ? ` ${o.value}` : ''}`, o.help] as const),
+    ...Object.entries(spec.options).map(([option, o]) => [`--${option}${o.value ? ` ${o.value}` : ''}${o.multiple ? '...' : ''}`, o.help] as const),
     ['-h, --help', 'show this help'] as const,
   ];
   const width = Math.max(...options.map(([flag]) => flag.length)) + 3;
@@ -154,7 +227,8 @@ function parseCommandArgs(name: CommandName, args: readonly string[]): CommandLi
       return fail(`option ${token.rawName} needs a value (${placeholder})`);
     }
   }
-  if (positionals.length > spec.positionals.length) return fail(`unexpected argument ${positionals[spec.positionals.length]} ${usage}`);
+  const most = spec.variadic ? Infinity : spec.positionals.length + (spec.optionalPositionals?.length ?? 0);
+  if (positionals.length > most) return fail(`unexpected argument ${positionals[most]} ${usage}`);
   const missing = spec.positionals.slice(positionals.length);
   if (missing.length > 0) return fail(`missing ${missing.map((p) => `<${p}>`).join(' ')} ${usage}`);
   delete values.help;

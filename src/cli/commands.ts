@@ -42,15 +42,17 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 const validate: Command = {
   async run({ config }) {
     const { loadRulesAndTemplates } = await import('../service/app.ts');
-    const { formatProblem } = await import('../rules/index.ts');
+    const { formatProblem, formatWarning } = await import('../rules/index.ts');
     const loaded = await loadRulesAndTemplates(config);
     if (!loaded.ok) {
       for (const problem of loaded.problems) out(formatProblem(problem));
       err(`invalid templates: ${count(loaded.problems.length, 'problem')} in ${config.templatesDir}`);
       return 1;
     }
-    const { ruleSet } = loaded;
+    const { ruleSet, templates } = loaded;
     for (const problem of ruleSet.problems) out(formatProblem(problem));
+    // Valid, but likely mistakes: a filter value the API never writes, a variable a template is not given, a query matching every market.
+    for (const warning of [...templates.warnings, ...ruleSet.warnings]) out(formatWarning(warning));
     if (ruleSet.problems.length > 0) {
       err(`${ruleSet.problems.length} problem(s) in ${config.rulesDir}`);
       return 1;
@@ -148,7 +150,8 @@ const alerts: Command = {
       const row = await tableRows();
       if (rows.length === 0) out('no alerts yet');
       for (const alert of rows) {
-        row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}`);
+        const resolved = alert.resolved_at ? `  (resolved ${alert.resolved_at})` : '';
+        row(`${alert.fired_at}  [${alert.severity}] ${alert.rule}  ${alert.source}/${alert.entity}  ${alert.summary}${resolved}`);
         for (const d of alert.deliveries) {
           const error = d.last_error ? `  last error: ${d.last_error}` : '';
           row(`    -> ${d.channel}: ${d.status}, ${d.attempts} attempt(s)${error}`);
@@ -168,9 +171,10 @@ const sandbox: Command = {
       err('edgewatch sandbox: --port takes a port number (0: any free port)');
       return 2;
     }
+    const signal = waitForSignal();
     const { runSandboxCommand } = await import('../sandbox/index.ts');
     const server = await runSandboxCommand({ port, apiKey: config.apiKey });
-    await waitForSignal();
+    await signal;
     await server.close();
     return 0;
   },
@@ -189,10 +193,12 @@ const digest: Command = {
 
 const run: Command = {
   async run({ config }) {
+    // Listening before anything loads: a SIGTERM during start-up is a clean stop once started.
+    const signal = waitForSignal();
     const { createDaemon } = await import('../service/daemon.ts');
     const daemon = createDaemon({ config, out });
     await daemon.start();
-    await waitForSignal();
+    await signal;
     // A second signal while stopping means "now".
     const force = (): void => process.exit(1);
     process.once('SIGINT', force);
@@ -204,4 +210,108 @@ const run: Command = {
   },
 };
 
-export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox };
+const silence: Command = {
+  async run({ values, positionals, config }) {
+    const [action, id] = positionals;
+    const fail = (message: string): number => {
+      err(`edgewatch silence ${action ?? ''}: ${message}`.replace('silence : ', 'silence: '));
+      return 2;
+    };
+    if (action !== 'add' && action !== 'list' && action !== 'expire') return fail(`unknown action ${action ?? ''} (add, list or expire)`);
+    if (action === 'expire' && id === undefined) return fail('missing <id> (usage: edgewatch silence expire <id>)');
+    if (action !== 'expire' && id !== undefined) return fail(`unexpected argument ${id}`);
+    const { silenceFromArgs, silenceLine, RECENTLY_EXPIRED_MS } = await import('./silence.ts');
+    const now = new Date();
+    // Judged before the database is opened: bad arguments store nothing.
+    const made = action === 'add' ? silenceFromArgs(values, now, config.env.USER) : undefined;
+    if (made && 'error' in made) return fail(made.error);
+    const { openConfiguredStore } = await import('../service/app.ts');
+    const { expireSilence, insertSilence, silencesEndingAfter } = await import('../store/index.ts');
+    const store = await openConfiguredStore(config, { readonly: action === 'list' });
+    try {
+      if (made) {
+        await insertSilence(store, made.silence, now);
+        out(made.silence.id);
+        return 0;
+      }
+      if (action === 'expire') {
+        if (!(await expireSilence(store, id!, now))) return fail(`no active silence ${id} (see edgewatch silence list)`);
+        out(`silence ${id} expired`);
+        return 0;
+      }
+      const listed = await silencesEndingAfter(store, new Date(now.getTime() - RECENTLY_EXPIRED_MS));
+      if (values.json) {
+        json(listed.map(({ id: sid, matchers, starts_at, ends_at, comment, created_by }) => ({ id: sid, matchers, starts_at, ends_at, comment, created_by })));
+        return 0;
+      }
+      const row = await tableRows();
+      if (listed.length === 0) out('no silences (add one with: edgewatch silence add --rule NAME --for 2h)');
+      for (const s of listed) row(silenceLine(s, now));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+/** A repeatable option's values (`--rule a --rule b`). */
+const list = (value: OptionValues[string]): string[] => (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []);
+const text = (value: OptionValues[string]): string | undefined => (typeof value === 'string' ? value : undefined);
+
+const backtest: Command = {
+  async run({ values, config }) {
+    const { runBacktestCommand } = await import('../service/rehearse.ts');
+    return runBacktestCommand(config, {
+      rules: list(values.rule),
+      entities: list(values.entity),
+      days: text(values.days),
+      from: text(values.from),
+      to: text(values.to),
+      json: values.json === true,
+      printJson: json,
+      // A bar only for a person watching: none when standard error is piped or redirected.
+      progress: process.stderr.isTTY === true,
+      out: values.json ? out : await tableRows(),
+      err,
+    });
+  },
+};
+
+const test: Command = {
+  async run({ positionals, config }) {
+    const { runRuleTestsCommand } = await import('../service/rehearse.ts');
+    return runRuleTestsCommand(config, positionals, { out, err });
+  },
+};
+
+const why: Command = {
+  async run({ positionals, config }) {
+    const { runWhyCommand } = await import('../service/rehearse.ts');
+    const [rule, entity] = positionals as [string, string];
+    return runWhyCommand(config, rule, entity, { out: await tableRows(), err });
+  },
+};
+
+const render: Command = {
+  async run({ positionals, values, config }) {
+    const { runRenderCommand } = await import('../service/rehearse.ts');
+    return runRenderCommand(config, positionals[0]!, { channel: text(values.channel), entity: text(values.entity), out: await tableRows(), err });
+  },
+};
+
+const sendTest: Command = {
+  async run({ positionals, config }) {
+    const { runSendTestCommand } = await import('../service/rehearse.ts');
+    return runSendTestCommand(config, positionals[0]!, { out, err });
+  },
+};
+
+const schema: Command = {
+  async run() {
+    const { rulesJsonSchemaText } = await import('../rules/json-schema.ts');
+    process.stdout.write(rulesJsonSchemaText());
+    return 0;
+  },
+};
+
+export const COMMANDS: Record<CommandName, Command> = { run, validate, poll, generate, runs, alerts, digest, sandbox, silence, backtest, why, test, render, 'send-test': sendTest, schema };

@@ -29,3 +29,20 @@ export function alertId(causeKey: string): string {
 export function causeKey(rule: string, source: string, entity: string, seq: number): string {
   return [rule, source, entity, seq].join('\u0000');
 }
+
+/** What caused a time-driven alert: an `overdue` rule's due date for one entity. */
+export function dueCauseKey(rule: string, source: string, entity: string, due: string): string {
+  return [rule, source, entity, 'overdue', due].join('\u0000');
+}
+
+/** A resolution's id: one per alert. */
+export function resolutionId(alertId: string): string {
+  return alertIdOf(`resolved\u0000${alertId}`);
+}
+
+/** A notice's id from what caused it (a source's health change). */
+export function noticeId(cause: string): string {
+  return alertIdOf(`notice\u0000${cause}`);
+}
+
+const alertIdOf = (cause: string): string => alertId(cause);

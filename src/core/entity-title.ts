@@ -5,7 +5,7 @@ import type { Snapshot, SourceName } from './types.ts';
 
 /**
  * `Fed decision December`; `Netflix (NFLX) — Paid subscribers, Q3 2026`; a report's title;
- * `run <id> for KXFED-25DEC`. When the snapshot names nothing: `key` (the entity key), else the
+ * `run <id> for KXFED-25DEC`; a market's title; a basket's name. When the snapshot names nothing: `key` (the entity key), else the
  * key as the snapshot holds it.
  */
 export function entityTitle(source: SourceName, snapshot: Snapshot, key?: string): string {
@@ -33,5 +33,14 @@ export function entityTitle(source: SourceName, snapshot: Snapshot, key?: string
       const ticker = text('event_ticker');
       return ticker !== undefined ? `${run} for ${ticker}` : run;
     }
+    case 'edge':
+      return text('title') ?? key ?? text('input_ticker') ?? 'model edge';
+    case 'rankings':
+      return text('title') ?? key ?? text('event_ticker') ?? 'ranked event';
+    case 'markets':
+    case 'similar':
+      return text('title') ?? key ?? text('market_ticker') ?? 'market';
+    case 'baskets':
+      return key ?? text('basket') ?? 'basket';
   }
 }

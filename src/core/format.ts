@@ -48,6 +48,32 @@ export function kpiValue(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Market prices, fractions 0-1 (api/market-search-and-baskets.md), shown in cents. */
+const PRICE_FIELDS = new Set(['last_price', 'yes_bid', 'yes_ask', 'no_bid', 'no_ask']);
+/** Basket backtest statistics, fractions (-0.123 is a 12.3% drawdown), shown as percents. */
+const FRACTION_FIELDS = new Set(['total_return', 'annualized_return', 'max_drawdown', 'win_rate']);
+
+/** A price 0-1 in cents: `42¢`, `42.5¢`. */
+export function cents(price: number): string {
+  const c = Math.round(price * 1000) / 10;
+  return `${Number.isInteger(c) ? c : c.toFixed(1)}¢`;
+}
+
+/** A fraction as a percent with a sign when negative: `-12.3%`, `4.0%`. */
+function fractionPercent(n: number): string {
+  return percent(n * 100);
+}
+
+/**
+ * A threshold of a trigger as written in a summary: prices and fractions as they are shown
+ * (`55¢`, `-10.0%`); other numbers as written, with ` pp` for percentage points.
+ */
+export function formatThreshold(field: string, n: number): string {
+  const name = field.split('.').pop() ?? field;
+  if (PRICE_FIELDS.has(name) || FRACTION_FIELDS.has(name)) return formatValue(field, n);
+  return `${n}${name.endsWith('_pp') ? ' pp' : ''}`;
+}
+
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
 /** `2026-12-10T19:00:00Z` -> `2026-12-10 19:00 UTC`; other text unchanged. */
@@ -69,6 +95,10 @@ export function formatValue(field: string, value: unknown): string {
     if (name.endsWith('_probability')) return percent(value);
     if (name === 'confidence_score') return `${Number.isInteger(value) ? value : fixed(value)}/10`;
     if (name === 'trust_score' || name === 'newsworthiness') return String(Math.round(value));
+    if (PRICE_FIELDS.has(name)) return cents(value);
+    if (FRACTION_FIELDS.has(name)) return fractionPercent(value);
+    if (name.endsWith('_pct')) return percent(value);
+    if (name === 'rank') return `#${value}`;
     return compactNumber(value);
   }
   if (typeof value === 'string') {
@@ -87,5 +117,6 @@ export function formatDelta(field: string, from: unknown, to: unknown): string |
   if (typeof from !== 'number' || typeof to !== 'number') return undefined;
   const name = field.split('.').pop() ?? field;
   if (name.endsWith('_pp') || name.endsWith('_probability')) return signedPp(to - from);
+  if (PRICE_FIELDS.has(name)) return `${to >= from ? '+' : '-'}${cents(Math.abs(to - from))}`;
   return undefined;
 }

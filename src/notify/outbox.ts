@@ -5,17 +5,34 @@
 // attempt is counted before the send, so a crash in between leaves it pending and the next process
 // sends it again with the same id.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Alert, DeliveryOutcome } from '../core/types.ts';
-import type { Channel } from '../rules/index.ts';
+import type { Alert, DeliveryOutcome, Explanation, MessageRef, Notice } from '../core/types.ts';
+import { quietUntil, silencedBy, type Channel } from '../rules/index.ts';
 import type { DigestMessage } from '../render/index.ts';
 import { SLACK_TIMEOUT_MS, SMTP_TIMEOUTS, WEBHOOK_TIMEOUT_MS } from './channels/index.ts';
-import { claimSends, digestAlerts, dueSends, settleSends, type Send, type Settlement, type Store } from '../store/index.ts';
+import {
+  claimSends,
+  digestAlerts,
+  dueSends,
+  markSilenced,
+  saveExplanation,
+  settleSends,
+  silencesEndingAfter,
+  unsentDeliveries,
+  type Send,
+  type Settlement,
+  type Store,
+} from '../store/index.ts';
 
-/** What one send carries: one alert, a storm of alerts for one channel, or a digest batch. */
+/**
+ * What one send carries: one alert (a generation run's later notice with the Slack message of its
+ * thread), a storm of alerts for one channel, a digest batch, or a notice (an alert resolved, with
+ * the message it resolves; a source's health).
+ */
 export type OutgoingMessage =
-  | { kind: 'alert'; alert: Alert }
+  | { kind: 'alert'; alert: Alert; threadRef?: MessageRef }
   | { kind: 'group'; alerts: Alert[] }
-  | { kind: 'digest'; digest: DigestMessage };
+  | { kind: 'digest'; digest: DigestMessage }
+  | { kind: 'notice'; notice: Notice; replyTo?: MessageRef };
 
 export type SendToChannel = (channel: Channel, message: OutgoingMessage) => Promise<DeliveryOutcome>;
 
@@ -45,6 +62,12 @@ export interface DeliverOptions {
   groupAbove?: number;
   groupKinds?: ReadonlySet<Channel['type']>;
   random?: () => number;
+  /**
+   * Asks the agent about an alert before its first delivery, for rules with `explain`; undefined
+   * when its rule has none. Resolves to null when there is no answer (failed, timed out, over the
+   * day's limit): the alert goes without.
+   */
+  explain?: (alert: Alert) => Promise<Explanation | null> | undefined;
   /** For metrics and logs. */
   onOutcome?: (event: { channel: string; kind: OutgoingMessage['kind']; count: number; outcome: DeliveryOutcome; dead: boolean; durationMs: number }) => void;
 }
@@ -87,7 +110,52 @@ async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => 
   await Promise.all(workers);
 }
 
-/** One send to one channel: an alert, a storm of alerts grouped into one message, or a digest. */
+/** How long silences are looked back on: an unsent delivery older than this is not checked again. */
+const SILENCE_LOOKBACK_MS = 30 * 86_400_000;
+
+/**
+ * Marks `silenced` every delivery not attempted yet whose alert matched a silence when it fired:
+ * stored, shown by `alerts`, never sent. Run at each delivery pass, so a silence made while the
+ * daemon runs counts from the next pass.
+ */
+export async function silenceUnsent(store: Store, now: Date): Promise<number> {
+  const silences = await silencesEndingAfter(store, new Date(now.getTime() - SILENCE_LOOKBACK_MS));
+  if (silences.length === 0) return 0;
+  const muted = (await unsentDeliveries(store)).filter((d) => silencedBy(silences, d.alert) !== undefined).map((d) => d.id);
+  await markSilenced(store, muted);
+  return muted.length;
+}
+
+/** The severity a send is judged by in quiet hours; health notices count as critical (an outage is news at any hour). */
+function severityOf(send: Send): Alert['severity'] {
+  if (send.kind === 'delivery') return send.alert.severity;
+  if (send.kind === 'notice') return send.notice.kind === 'resolved' ? send.notice.alert.severity : 'critical';
+  return 'info';
+}
+
+/** Waits: its channel's quiet hours hold now (critical ones go), or its alert's own delivery to the channel is still pending. */
+function waits(send: Send, channels: ReadonlyMap<string, Channel>, now: Date): boolean {
+  if (send.kind === 'notice' && send.alertDelivery && (send.alertDelivery.status === 'pending' || send.alertDelivery.status === 'digest')) return true;
+  const quiet = channels.get(send.channel)?.quiet;
+  return quiet !== undefined && severityOf(send) !== 'critical' && quietUntil(quiet, now) !== undefined;
+}
+
+/**
+ * A generation run's second notice for a Slack channel waits while its first, which starts the
+ * run's thread, has not been sent: it goes at a later pass, into that thread.
+ */
+function awaitsThread(channels: ReadonlyMap<string, Channel>): (send: Send) => boolean {
+  const starting = new Set<string>();
+  return (send) => {
+    if (send.kind !== 'delivery' || send.alert.source !== 'runs' || send.threadRef || channels.get(send.channel)?.type !== 'slack') return false;
+    const key = `${send.alert.entity}\u0000${send.channel}`;
+    if (starting.has(key)) return true;
+    starting.add(key);
+    return false;
+  };
+}
+
+/** One send to one channel: an alert, a storm of alerts grouped into one message, a digest, or a notice. */
 interface Job {
   channel: string;
   kind: OutgoingMessage['kind'];
@@ -112,8 +180,8 @@ function jobsOf(due: readonly Send[], options: DeliverOptions): Job[] {
   const alertsByChannel = new Map<string, Send[]>();
   const digests: Job[] = [];
   for (const send of due) {
-    if (send.kind === 'digest') {
-      digests.push({ channel: send.channel, kind: 'digest', sends: [send] });
+    if (send.kind === 'digest' || send.kind === 'notice') {
+      digests.push({ channel: send.channel, kind: send.kind, sends: [send] });
       continue;
     }
     const list = alertsByChannel.get(send.channel);
@@ -136,7 +204,19 @@ async function messageOf(store: Store, job: Job, claimed: Send[]): Promise<Outgo
   if (first?.kind === 'digest') {
     return { kind: 'digest', digest: { id: first.id, rule: first.rule, created_at: first.createdAt, alerts: await digestAlerts(store, first.id) } };
   }
-  return job.kind === 'group' ? { kind: 'group', alerts } : { kind: 'alert', alert: alerts[0]! };
+  if (first?.kind === 'notice') {
+    const replyTo = first.alertDelivery?.ref ?? undefined;
+    return { kind: 'notice', notice: first.notice, ...(replyTo ? { replyTo } : {}) };
+  }
+  if (job.kind === 'group') return { kind: 'group', alerts };
+  const threadRef = first?.kind === 'delivery' ? first.threadRef : undefined;
+  return { kind: 'alert', alert: alerts[0]!, ...(threadRef ? { threadRef } : {}) };
+}
+
+/** A resolved notice goes only where its alert was delivered. */
+function undeliverable(send: Send): string | undefined {
+  if (send.kind !== 'notice' || !send.alertDelivery || send.alertDelivery.status === 'delivered') return undefined;
+  return `the alert was not delivered to this channel (${send.alertDelivery.status}): no resolved notice`;
 }
 
 /** Sends everything due now (new deliveries, closed digests, retries whose time has come). */
@@ -145,7 +225,26 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
   const random = options.random ?? Math.random;
   const busy = options.busyChannels ?? new Set<string>();
   const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
-  const due = (await dueSends(store, options.now())).filter((send) => !busy.has(send.channel));
+  const now = options.now();
+  const ready = (await dueSends(store, now)).filter((send) => !busy.has(send.channel) && !waits(send, options.channels, now));
+  const threadLater = awaitsThread(options.channels);
+  const due = ready.filter((send) => !threadLater(send));
+  // One question per alert, however many of its channels this pass sends to.
+  const explanations = new Map<string, Promise<Explanation | null>>();
+  const explainFirst = async (alert: Alert): Promise<void> => {
+    if (alert.explanation !== undefined || !options.explain) return;
+    let asked = explanations.get(alert.id);
+    if (!asked) {
+      const question = options.explain(alert);
+      if (question === undefined) return;
+      asked = question.catch(() => null).then(async (answer) => {
+        await saveExplanation(store, alert.id, answer, options.now());
+        return answer;
+      });
+      explanations.set(alert.id, asked);
+    }
+    alert.explanation = await asked;
+  };
   const lanes = new Map<string, Job[]>();
   for (const job of jobsOf(due, options)) {
     const lane = lanes.get(job.channel);
@@ -167,9 +266,14 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
     const message = await messageOf(store, job, claimed);
     const started = performance.now();
     let outcome: DeliveryOutcome;
+    const notSent = undeliverable(claimed[0]!);
     if (!channel) {
       outcome = { ok: false, retryable: false, error: `channel "${job.channel}" is no longer configured` };
+    } else if (notSent !== undefined) {
+      outcome = { ok: false, retryable: false, error: notSent };
     } else {
+      // Asked before the first delivery; a failure or time-out sends the alert without.
+      if (message.kind === 'alert') await explainFirst(message.alert);
       try {
         outcome = await options.send(channel, message);
       } catch (error) {
@@ -184,6 +288,7 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
       ...settle(send.attempts + 1, outcome, settledAt, retry, random),
       deliveredAt: outcome.ok ? settledAt.toISOString() : null,
       durationMs,
+      ...(outcome.ok && outcome.ref ? { ref: outcome.ref } : {}),
     }));
     await settleSends(store, settlements);
     const dead = settlements.some((s) => s.status === 'dead');

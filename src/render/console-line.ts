@@ -1,6 +1,6 @@
 // Standard output: one line per alert that names at least its rule and entity, with nothing from
 // the API that a terminal would act on (escape sequences, control characters, line breaks).
-import type { Alert } from '../core/types.ts';
+import type { Alert, Notice } from '../core/types.ts';
 import { stripControl } from './escape.ts';
 import { renderAlert, renderDigest, type TemplateSet } from './templates.ts';
 import { isDigest, type DigestMessage } from './types.ts';
@@ -27,4 +27,10 @@ export function renderConsoleLines(set: TemplateSet, message: Alert | DigestMess
     .split(/\r\n|\n|\r/)
     .map((line) => stripControl(line).trim())
     .filter((line) => line !== '');
+}
+
+/** A notice on one line: `[resolved] rule entity: summary`, or `[health] source degraded: error`. */
+export function noticeLine(notice: Notice): string {
+  if (notice.kind === 'health') return stripControl(`[health] source ${notice.source} ${notice.status}${notice.error ? `: ${notice.error}` : ''}`);
+  return stripControl(`[resolved] ${notice.alert.rule} ${notice.alert.entity}: ${notice.summary}`);
 }

@@ -28,6 +28,22 @@ const FIELD_LABELS: Record<string, string> = {
   actual: 'Actual',
   actual_source: 'Actual source',
   run_id: 'Run',
+  rank: 'Rank',
+  last_price: 'Last price',
+  yes_bid: 'Yes bid',
+  yes_ask: 'Yes ask',
+  no_bid: 'No bid',
+  no_ask: 'No ask',
+  volume_24h: 'Volume 24h',
+  open_interest: 'Open interest',
+  distance: 'Distance',
+  total_return: 'Return',
+  max_drawdown: 'Max drawdown',
+  max_leg_pct: 'Largest leg',
+  max_pairwise_correlation: 'Max pairwise correlation',
+  warnings: 'Warnings',
+  calendar_clashes: 'Calendar clashes',
+  duplicate_underliers: 'Duplicate underliers',
 };
 
 function capitalize(text: string): string {

@@ -1,10 +1,11 @@
 // Slack messages: `text` (the rendered template, also the notification fallback) and Block Kit blocks.
 import type { KnownBlock } from '@slack/web-api';
-import type { Alert } from '../core/types.ts';
+import type { Alert, Notice } from '../core/types.ts';
 import { escapeSlack } from './escape.ts';
 import { renderAlert, renderDigest, type TemplateSet } from './templates.ts';
 import type { DigestMessage } from './types.ts';
 import { alertView } from './view.ts';
+import { dateTime } from '../core/format.ts';
 
 export interface SlackMessageContent {
   text: string;
@@ -41,18 +42,48 @@ function context(mrkdwn: string): KnownBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text: clip(mrkdwn, SECTION_CHARS) }] };
 }
 
-/** One alert: header with the title, the rendered summary, the facts as fields, and who fired it. */
-export function renderSlackMessage(set: TemplateSet, alert: Alert, templateName?: string): SlackMessageContent {
+/** A link in Slack mrkdwn: `<url|text>`, with the characters that would end it escaped. */
+function slackLink(url: string, text: string): string {
+  return `<${url.replace(/[<>|]/g, encodeURIComponent)}|${escapeSlack(text).replace(/\|/g, '¦')}>`;
+}
+
+/** The agent's answer: its text and its numbered citations as links. */
+function explanationSection(explanation: NonNullable<ReturnType<typeof alertView>['explanation']>): KnownBlock {
+  const links = explanation.citations.map((c) => `[${c.order}] ${slackLink(c.url, c.name)}`);
+  return section([`*Explanation* (${escapeSlack(explanation.agent)})`, escapeSlack(explanation.text), ...links].join('\n'));
+}
+
+/**
+ * One alert: header with the title, the rendered summary, the facts as fields, the agent's
+ * explanation when there is one, and who fired it. `resolved` marks it so (the original message,
+ * updated in place when its alert resolves).
+ */
+export function renderSlackMessage(set: TemplateSet, alert: Alert, templateName?: string, options: { resolvedAt?: string } = {}): SlackMessageContent {
   const view = alertView(alert);
-  const text = renderAlert(set, alert, 'slack', templateName);
-  const blocks: KnownBlock[] = [header(`${view.severity_icon} ${view.title}`), section(text)];
+  const rendered = renderAlert(set, alert, 'slack', templateName);
+  const resolved = options.resolvedAt !== undefined;
+  const text = resolved ? `✅ Resolved: ${rendered}` : rendered;
+  const blocks: KnownBlock[] = [header(`${resolved ? '✅ Resolved: ' : `${view.severity_icon} `}${view.title}`), section(text)];
   const fields = view.facts.slice(0, MAX_FIELDS).map((f) => ({
     type: 'mrkdwn' as const,
     text: clip(`*${escapeSlack(f.label)}*\n${escapeSlack(f.value)}`, FIELD_CHARS),
   }));
   if (fields.length > 0) blocks.push({ type: 'section', fields });
-  blocks.push(context(`${escapeSlack(view.rule)} · ${escapeSlack(view.entity)} · ${escapeSlack(view.fired_at)} · id ${escapeSlack(view.id)}`));
+  if (view.explanation) blocks.push(explanationSection(view.explanation));
+  const resolvedNote = resolved ? ` · resolved ${escapeSlack(dateTime(options.resolvedAt!))}` : '';
+  blocks.push(context(`${escapeSlack(view.rule)} · ${escapeSlack(view.entity)} · ${escapeSlack(view.fired_at)}${resolvedNote} · id ${escapeSlack(view.id)}`));
   return { text, blocks };
+}
+
+/** A notice's own message: a resolved alert's thread reply, or a source's health. */
+export function renderSlackNotice(notice: Notice): SlackMessageContent {
+  if (notice.kind === 'health') {
+    const icon = notice.status === 'degraded' ? '🔴' : '🟢';
+    const line = `${icon} edgewatch source ${notice.source} ${notice.status}${notice.error ? `: ${notice.error}` : ''}`;
+    return { text: clip(escapeSlack(line), SECTION_CHARS), blocks: [section(escapeSlack(line)), context(`notice ${escapeSlack(notice.id)}`)] };
+  }
+  const text = `✅ Resolved: ${escapeSlack(notice.summary)}`;
+  return { text: clip(text, SECTION_CHARS), blocks: [section(text), context(`${escapeSlack(notice.alert.rule)} · resolved ${escapeSlack(dateTime(notice.resolved_at))} · id ${escapeSlack(notice.id)} (alert ${escapeSlack(notice.alert.id)})`)] };
 }
 
 /** Many alerts in one message (an alert storm): the first `limit` listed, then "... and K more". */

@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../package-root.ts';
 import { escapeHtml, escapeSlack, htmlToText, sanitizeRichText } from './escape.ts';
 import { fieldLabel } from './labels.ts';
 import { sampleAlert, sampleDigest } from './sample.ts';
-import { alertView, digestView } from './view.ts';
+import { alertView, digestView, TEMPLATE_VARIABLES } from './view.ts';
 import { ESCAPE_BY_KIND, TEMPLATE_KINDS, isTemplateKind, type DigestMessage, type EscapeMode, type TemplateKind } from './types.ts';
 
 export interface TemplateSet {
@@ -22,6 +22,10 @@ export interface TemplateSet {
   get(path: string): Template[] | undefined;
   /** Renders parsed templates with the output escaping of a kind, failing after `limitMs`. */
   render(templates: Template[], scope: object, mode: EscapeMode, limitMs: number): string;
+  /** Parses a template written elsewhere (a rule's `explain.ask`) with this set's engine. */
+  parse(text: string, name: string): Template[];
+  /** Valid but likely mistakes (a variable the alert view does not have), for `validate` to print. */
+  readonly warnings: readonly RuleProblem[];
 }
 
 export type CompileResult = { ok: true; set: TemplateSet } | { ok: false; problems: RuleProblem[] };
@@ -169,6 +173,31 @@ function sampleProblems(set: TemplateSet, dir: string, path: string, templates: 
 }
 
 /**
+ * The variables a message template names that its render does not give (`view.titel`, `alert.cur`,
+ * `event`): they print nothing, silently. Found by Liquid's own static analysis.
+ */
+function unknownVariables(engine: Liquid, dir: string, path: string, templates: Template[]): RuleProblem[] {
+  const file = messageKind(path);
+  if (file === undefined) return []; // a partial: checked in the templates that include it
+  const given: Readonly<Record<string, readonly string[]>> = file.digest ? TEMPLATE_VARIABLES.digest : TEMPLATE_VARIABLES.alert;
+  const what = file.digest ? 'a digest template' : 'an alert template';
+  const problems: RuleProblem[] = [];
+  for (const variables of Object.values(engine.analyzeSync(templates).globals)) {
+    for (const variable of variables) {
+      const [root, field] = variable.toArray();
+      const fields = typeof root === 'string' && Object.hasOwn(given, root) ? given[root] : undefined;
+      let message: string | undefined;
+      if (fields === undefined) message = `${what} is given ${Object.keys(given).join(' and ')}, not ${String(root)}`;
+      else if (typeof field === 'string' && !fields.includes(field)) message = `${String(root)} has no ${field} (its fields: ${fields.join(', ')})`;
+      if (message === undefined) continue;
+      const at = variable.location;
+      problems.push({ file: join(dir, at.file ?? path), line: at.row, column: at.col, message: `"${variable.toString()}": ${message}` });
+    }
+  }
+  return problems;
+}
+
+/**
  * Compiles a folder's template files (relative path -> text) and checks each: it parses, every
  * template it includes by name exists, and it renders a sample within the limits. Pure: no disk.
  */
@@ -185,14 +214,18 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
   }
   if (problems.length > 0) return { ok: false, problems };
   const names = new Set<string>();
+  // Filled once every template is known to be sound (its partials exist, it renders the sample).
+  const warnings: RuleProblem[] = [];
   for (const path of parsed.keys()) {
     const match = KIND_FILE.exec(path);
     if (match?.[1] !== undefined) names.add(match[1]);
   }
   const set: TemplateSet = {
     dir,
+    warnings,
     names: () => new Set(names),
     get: (path) => parsed.get(path),
+    parse: (text, name) => engine.parse(text, name),
     render(templates, scope, mode, limitMs) {
       const globals = {};
       escapeModes.set(globals, mode);
@@ -220,6 +253,7 @@ export function compileTemplates(dir: string, files: Record<string, string>): Co
     }
   }
   if (problems.length > 0) return { ok: false, problems };
+  for (const [path, templates] of parsed) warnings.push(...unknownVariables(engine, dir, path, templates));
   return { ok: true, set };
 }
 
@@ -288,6 +322,18 @@ export function renderAlert(set: TemplateSet, alert: Alert, kind: TemplateKind, 
   ];
   const { templates } = resolve(set, candidates);
   return tidy(set.render(templates, { alert, view: alertView(alert) }, ESCAPE_BY_KIND[kind], RENDER_LIMIT_MS), kind);
+}
+
+/**
+ * An agent question (`explain.ask`) for an alert: the template sees the alert's view at its top
+ * level (`title`, `summary`, `entity`, ...), `from` and `to` (the trigger field's change,
+ * formatted) and `alert`. Plain text, one line.
+ */
+export function renderQuestion(set: TemplateSet, ask: string, alert: Alert): string {
+  const view = alertView(alert);
+  const [first] = view.changes;
+  const scope = { ...view, from: first?.from ?? '', to: first?.to ?? '', alert, view };
+  return set.render(set.parse(ask, 'explain.ask'), scope, 'plain', RENDER_LIMIT_MS).replace(/\s+/g, ' ').trim();
 }
 
 /** Renders a digest for a kind: `<name>.digest.<kind>.liquid` when named, else `default/digest.<kind>.liquid`. */

@@ -19,6 +19,8 @@ export interface ChangeLine {
   to: string;
   /** Signed difference, for pp and probability fields. */
   delta?: string;
+  /** `added` triggers: the elements the list gained, one line (`two legs close within 7 days`). */
+  added?: string;
   /** `Edge: +8.1 pp → +12.3 pp (+4.2 pp)` */
   text: string;
 }
@@ -49,6 +51,8 @@ export interface AlertView {
   /** HTML from the API (rich text); only ever output through `safe_html` or `to_text`. */
   richtext?: string;
   link?: string;
+  /** The research agent's cited answer (`explain`), when there is one; citations only with http(s) links. */
+  explanation?: { agent: string; text: string; citations: Array<{ order: number; name: string; url: string }> };
 }
 
 export interface DigestView {
@@ -59,6 +63,23 @@ export interface DigestView {
   created_at: string;
   items: AlertView[];
 }
+
+/** Every field of an alert's view, of a digest's, and of the alert itself: what templates may name (`validate` warns of others). */
+const ALERT_VIEW_FIELDS: Record<keyof AlertView, true> = {
+  id: true, rule: true, entity: true, source: true, trigger: true, severity: true, severity_label: true, severity_icon: true, fired_at: true,
+  title: true, summary: true, headline: true, changes: true, facts: true, line: true, note: true, takeaway: true, richtext: true, link: true, explanation: true,
+};
+const DIGEST_VIEW_FIELDS: Record<keyof DigestView, true> = { id: true, rule: true, title: true, count: true, created_at: true, items: true };
+const ALERT_FIELDS: Record<keyof Alert, true> = {
+  id: true, rule: true, severity: true, source: true, entity: true, trigger: true, fired_at: true, summary: true, changes: true, current: true, explanation: true,
+};
+const DIGEST_FIELDS: Record<keyof DigestMessage, true> = { id: true, rule: true, alerts: true, created_at: true };
+
+/** The variables an alert template (or a digest template) is given, each with the fields it has. */
+export const TEMPLATE_VARIABLES = {
+  alert: { alert: Object.keys(ALERT_FIELDS), view: Object.keys(ALERT_VIEW_FIELDS) },
+  digest: { digest: Object.keys(DIGEST_FIELDS), view: Object.keys(DIGEST_VIEW_FIELDS) },
+} as const satisfies Record<string, Record<string, string[]>>;
 
 const SEVERITY_ICONS: Record<Severity, string> = { info: 'ℹ️', warning: '⚠️', critical: '🚨' };
 
@@ -77,6 +98,10 @@ function httpUrl(value: unknown): string | undefined {
 
 function changeLine(change: Change): ChangeLine {
   const label = fieldLabel(change.field);
+  if (change.added !== undefined) {
+    const added = change.added.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join('; ');
+    return { field: change.field, label, from: formatValue(change.field, change.from), to: formatValue(change.field, change.to), added, text: `${label} added: ${added}` };
+  }
   const from = formatValue(change.field, change.from);
   const to = formatValue(change.field, change.to);
   const delta = formatDelta(change.field, change.from, change.to);
@@ -219,6 +244,68 @@ const RUN_NOTES: Record<string, string> = {
   completed: 'A new report version is ready to read.',
 };
 
+/** A market's prices in cents: `last 42¢ · yes 41¢/43¢ · no 57¢/59¢` (bid/ask). */
+function marketPrices(current: Record<string, unknown>): string | undefined {
+  const price = (field: string) => (num(current[field]) === undefined ? undefined : formatValue(field, current[field]));
+  const pair = (side: 'yes' | 'no') => {
+    const bid = price(`${side}_bid`);
+    const ask = price(`${side}_ask`);
+    return bid !== undefined && ask !== undefined ? `${side} ${bid}/${ask}` : undefined;
+  };
+  const last = price('last_price');
+  const parts = [last !== undefined ? `last ${last}` : undefined, pair('yes'), pair('no')].filter((p) => p !== undefined);
+  return parts.length > 0 ? parts.join(' · ') : undefined;
+}
+
+/** A field's value as its name says to show it, or undefined when absent. */
+function shown(current: Record<string, unknown>, field: string): string | undefined {
+  const value = current[field];
+  return value === null || value === undefined ? undefined : formatValue(field, value);
+}
+
+function edgeFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Model vs market', modelVsMarket(current));
+  push(facts, 'Confidence', shown(current, 'confidence_score'));
+  push(facts, 'Expected return', shown(current, 'expected_return'));
+  push(facts, 'Market', str(current.market_ticker) ?? str(current.input_ticker));
+  push(facts, 'Event', str(current.event_ticker));
+  push(facts, 'Category', str(current.series_category));
+}
+
+function rankingFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Rank', current.rank === null ? 'out of the ranking' : shown(current, 'rank'));
+  edgeFacts(current, facts);
+}
+
+function marketFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Prices', marketPrices(current));
+  push(facts, 'Volume 24h', shown(current, 'volume_24h'));
+  push(facts, 'Open interest', shown(current, 'open_interest'));
+  push(facts, 'Status', str(current.status));
+  push(facts, 'Closes', str(current.close_time) !== undefined ? dateTime(String(current.close_time)) : undefined);
+  push(facts, 'Market', str(current.market_ticker));
+  push(facts, 'Category', str(current.category));
+}
+
+function similarFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  push(facts, 'Distance', num(current.distance) === undefined ? undefined : `${String(current.distance)} (0 is closest)`);
+  push(facts, 'Market', str(current.market_ticker));
+  push(facts, 'Event', str(current.event_ticker));
+  push(facts, 'Category', str(current.category));
+}
+
+function basketFacts(current: Record<string, unknown>, facts: Fact[]): void {
+  const timeframe = str(current.timeframe);
+  push(facts, timeframe !== undefined ? `Return (${timeframe})` : 'Return', shown(current, 'total_return'));
+  push(facts, 'Max drawdown', shown(current, 'max_drawdown'));
+  push(facts, 'Sharpe', num(current.sharpe) === undefined ? undefined : (current.sharpe as number).toFixed(2));
+  push(facts, 'Final NAV', num(current.final_nav) === undefined ? undefined : (current.final_nav as number).toFixed(4));
+  push(facts, 'Max pairwise correlation', num(current.max_pairwise_correlation) === undefined ? undefined : (current.max_pairwise_correlation as number).toFixed(2));
+  push(facts, 'Largest leg', shown(current, 'max_leg_pct'));
+  const warnings = Array.isArray(current.warnings) ? current.warnings.filter((w): w is string => typeof w === 'string') : [];
+  push(facts, 'Warnings', warnings.join('; '));
+}
+
 function runFacts(current: Record<string, unknown>, facts: Fact[]): void {
   push(facts, 'Status', str(current.status));
   const venue = str(current.venue);
@@ -267,6 +354,26 @@ export function alertView(alert: Alert): AlertView {
       note = RUN_NOTES[status];
       break;
     }
+    case 'edge':
+      changes = alert.changes.map(changeLine);
+      edgeFacts(current, facts);
+      break;
+    case 'rankings':
+      changes = alert.changes.map(changeLine);
+      rankingFacts(current, facts);
+      break;
+    case 'markets':
+      changes = alert.changes.map(changeLine);
+      marketFacts(current, facts);
+      break;
+    case 'similar':
+      changes = alert.changes.map(changeLine);
+      similarFacts(current, facts);
+      break;
+    case 'baskets':
+      changes = alert.changes.map(changeLine);
+      basketFacts(current, facts);
+      break;
     default:
       changes = alert.changes.map(changeLine);
   }
@@ -297,6 +404,10 @@ export function alertView(alert: Alert): AlertView {
   if (takeaway !== undefined) view.takeaway = takeaway;
   if (richtext !== undefined) view.richtext = richtext;
   if (link !== undefined) view.link = link;
+  if (alert.explanation) {
+    const { agent, text, citations } = alert.explanation;
+    view.explanation = { agent, text, citations: citations.filter((c) => httpUrl(c.url) !== undefined) };
+  }
   return view;
 }
 

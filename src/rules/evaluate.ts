@@ -2,17 +2,19 @@
 import type { Change, RuleState, Snapshot } from '../core/types.ts';
 import type { Rule, Trigger } from './schema.ts';
 import { changedField, diffSnapshots } from './diff.ts';
-import { ordinalOrder } from './fields.ts';
+import { nullIsUnranked, ordinalOrder } from './fields.ts';
 import { matchesFilter } from './filter.ts';
 import { getPath } from './path.ts';
 import { summarize } from './summary.ts';
-import { asNumber, deepEqual, isAbsent } from './values.ts';
+import { addedElements, asNumber, deepEqual, isAbsent } from './values.ts';
 
 export interface Evaluation {
   /** An alert is due: the trigger fired, the filter holds and no cooldown holds it back. */
   fired: boolean;
   /** The trigger condition was met, reported or not. */
   triggered: boolean;
+  /** A crosses rule re-armed: its condition cleared (an open alert resolves). */
+  rearmed: boolean;
   /** Why a triggered firing was not reported. */
   suppressed?: 'filter' | 'cooldown';
   /** The memory to store for this rule and entity. */
@@ -39,18 +41,19 @@ export function evaluate(
   now: Date,
 ): Evaluation {
   const { trigger } = rule;
-  const before: RuleState = state ?? { armed: initiallyArmed(trigger, prev), lastFiredAt: null };
+  const before: RuleState = state ?? { armed: initiallyArmed(rule, prev), lastFiredAt: null };
   let armed = before.armed;
   let triggered: boolean;
   if (trigger.type === 'crosses') {
-    const step = crossesStep(trigger, armed, getPath(curr, trigger.field));
+    const step = crossesStep(trigger, armed, crossingValue(rule, getPath(curr, trigger.field)));
     triggered = step.fired;
     armed = step.armed;
   } else {
     triggered = fires(trigger, prev, curr);
   }
 
-  if (!triggered) return { fired: false, triggered: false, state: { armed, lastFiredAt: before.lastFiredAt }, changes: [], summary: '' };
+  const rearmed = !before.armed && armed;
+  if (!triggered) return { fired: false, triggered: false, rearmed, state: { armed, lastFiredAt: before.lastFiredAt }, changes: [], summary: '' };
 
   let suppressed: Evaluation['suppressed'];
   if (!matchesFilter(rule.filter, curr)) suppressed = 'filter';
@@ -59,6 +62,7 @@ export function evaluate(
   return {
     fired,
     triggered: true,
+    rearmed: false,
     ...(suppressed ? { suppressed } : {}),
     state: { armed, lastFiredAt: fired ? now.toISOString() : before.lastFiredAt },
     changes: changesFor(trigger, prev, curr),
@@ -67,15 +71,22 @@ export function evaluate(
 }
 
 /** A crosses rule starts armed unless the previous value is already beyond; others are always armed. */
-function initiallyArmed(trigger: Trigger, prev: Snapshot | undefined): boolean {
+export function initiallyArmed(rule: Rule, prev: Snapshot | undefined): boolean {
+  const { trigger } = rule;
   if (trigger.type !== 'crosses' || prev === undefined) return true;
-  const value = asNumber(getPath(prev, trigger.field));
+  const value = crossingValue(rule, getPath(prev, trigger.field));
   return value === undefined || !isBeyond(trigger, value);
 }
 
-type Crosses = Extract<Trigger, { type: 'crosses' }>;
+/** The number a crosses trigger compares; a rank of null (out of the ranking) is below every rank. */
+export function crossingValue(rule: Rule, raw: unknown): number | undefined {
+  if (raw === null && rule.trigger.type === 'crosses' && nullIsUnranked(rule.source, rule.trigger.field)) return Number.POSITIVE_INFINITY;
+  return asNumber(raw);
+}
 
-function isBeyond(trigger: Crosses, value: number): boolean {
+export type Crosses = Extract<Trigger, { type: 'crosses' }>;
+
+export function isBeyond(trigger: Crosses, value: number): boolean {
   const x = trigger.abs ? Math.abs(value) : value;
   return trigger.above !== undefined ? x > trigger.above : trigger.below !== undefined && x < trigger.below;
 }
@@ -86,8 +97,7 @@ function isRearmed(trigger: Crosses, value: number): boolean {
   return trigger.below !== undefined && x >= trigger.below + trigger.rearm - EPSILON;
 }
 
-function crossesStep(trigger: Crosses, armed: boolean, raw: unknown): { fired: boolean; armed: boolean } {
-  const value = asNumber(raw);
+function crossesStep(trigger: Crosses, armed: boolean, value: number | undefined): { fired: boolean; armed: boolean } {
   // No number, no news: the memory stays as it was.
   if (value === undefined) return { fired: false, armed };
   if (armed && isBeyond(trigger, value)) return { fired: true, armed: false };
@@ -97,6 +107,8 @@ function crossesStep(trigger: Crosses, armed: boolean, raw: unknown): { fired: b
 
 function fires(trigger: Exclude<Trigger, Crosses>, prev: Snapshot | undefined, curr: Snapshot): boolean {
   if (trigger.type === 'new') return prev === undefined;
+  // Judged against the clock by the planner's timers, not by a change.
+  if (trigger.type === 'overdue') return false;
   const before = prev === undefined ? undefined : getPath(prev, trigger.field);
   const after = getPath(curr, trigger.field);
   switch (trigger.type) {
@@ -128,6 +140,8 @@ function fires(trigger: Exclude<Trigger, Crosses>, prev: Snapshot | undefined, c
       return movedAlongOrder(trigger.field, before, after, -1, trigger.by, trigger.to_at_most);
     case 'rises':
       return movedAlongOrder(trigger.field, before, after, 1, trigger.by, trigger.to_at_least);
+    case 'added':
+      return addedElements(before, after).length > 0;
   }
 }
 
@@ -168,7 +182,7 @@ function ordinalLevel(order: readonly string[], value: unknown): number | undefi
   return index < 0 ? undefined : order.length - 1 - index;
 }
 
-function inCooldown(cooldownMs: number | undefined, lastFiredAt: string | null, now: Date): boolean {
+export function inCooldown(cooldownMs: number | undefined, lastFiredAt: string | null, now: Date): boolean {
   if (cooldownMs === undefined || lastFiredAt === null) return false;
   const last = Date.parse(lastFiredAt);
   return Number.isFinite(last) && now.getTime() - last < cooldownMs;
@@ -178,9 +192,10 @@ function inCooldown(cooldownMs: number | undefined, lastFiredAt: string | null, 
  * The trigger field's change first, then the other changed top-level fields. For a new entity
  * only the trigger field is listed: everything else would be every field of the snapshot.
  */
-function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
+export function changesFor(trigger: Trigger, prev: Snapshot | undefined, curr: Snapshot): Change[] {
   const field = trigger.type === 'new' ? undefined : trigger.field;
   const own = field === undefined ? undefined : changedField(prev, curr, field);
+  if (own && trigger.type === 'added') own.added = addedElements(own.from, own.to);
   const first = own ? [own] : [];
   if (prev === undefined) return first;
   return [...first, ...diffSnapshots(prev, curr).filter((change) => change.field !== field)];

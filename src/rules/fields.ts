@@ -2,6 +2,7 @@
 // schemas (src/api/schemas.ts), so that a field added there can be used in rules. Unknown fields
 // are validation errors: a typo must not silently disable an alert.
 import { z } from 'zod';
+import { BacktestSummary, BasketValidation, ClusterPeer, MarketRow, ModelEdgeRow, RankingRow, SimilarMarket } from '../api/market-schemas.ts';
 import { EventRow, KpiRow, KpiValue, RunStatus } from '../api/schemas.ts';
 import { editDistance } from '../core/suggest.ts';
 import type { SourceName } from '../core/types.ts';
@@ -50,6 +51,19 @@ const REPORT_FIELDS = {
   venue: 'string',
 } satisfies Record<string, FieldKind>;
 const RUN_FIELDS = { ...fieldsOf(RunStatus), title: 'string', trust_label: 'ordinal' } satisfies Record<string, FieldKind>;
+/** A ranking row and its place in the ranking (1 first; null once the event left it). */
+const RANKING_FIELDS = { ...fieldsOf(RankingRow), rank: 'number' } satisfies Record<string, FieldKind>;
+/** A similar market, or a cluster peer (which has no event_ticker or category). */
+const SIMILAR_FIELDS = { ...fieldsOf(ClusterPeer), ...fieldsOf(SimilarMarket) };
+/** A basket: its backtest summary and its validation, lists of clashes and duplicates counted. */
+const BASKET_FIELDS = {
+  basket: 'string',
+  timeframe: 'string',
+  ...fieldsOf(BacktestSummary),
+  ...fieldsOf(BasketValidation.pick({ total_stake_usd: true, max_pairwise_correlation: true, max_leg_pct: true, warnings: true })),
+  calendar_clashes: 'number',
+  duplicate_underliers: 'number',
+} satisfies Record<string, FieldKind>;
 
 /** Top-level snapshot fields per source. */
 export const SOURCE_FIELDS: Readonly<Record<SourceName, Readonly<Record<string, FieldKind>>>> = {
@@ -57,7 +71,20 @@ export const SOURCE_FIELDS: Readonly<Record<SourceName, Readonly<Record<string, 
   kpis: KPI_FIELDS,
   reports: REPORT_FIELDS,
   runs: RUN_FIELDS,
+  edge: fieldsOf(ModelEdgeRow),
+  rankings: RANKING_FIELDS,
+  markets: fieldsOf(MarketRow),
+  similar: SIMILAR_FIELDS,
+  baskets: BASKET_FIELDS,
 };
+
+/**
+ * A rank of null is an event out of its ranking: for `crosses`, below every rank, so that leaving
+ * the top 10 re-arms `below: 11` and fires `above: 20`.
+ */
+export function nullIsUnranked(source: SourceName, path: string): boolean {
+  return source === 'rankings' && path === 'rank';
+}
 
 const KPI_VALUE_FIELDS = fieldsOf(KpiValue);
 
@@ -123,4 +150,43 @@ function suggest(name: string, known: string[]): string {
 function closeness(a: string, b: string): number {
   if (a.length >= 3 && (b.includes(a) || a.includes(b))) return 1;
   return editDistance(a, b);
+}
+
+/**
+ * Values the API documents for a field (api/research-data.md). A complete list is every value the
+ * API writes; an open one (`series_category`: "such as politics, crypto, economics") shows how it
+ * spells them: in lower case.
+ */
+const EVENT_VALUES = {
+  series_category: { values: ['politics', 'crypto', 'economics'], complete: false },
+  eligibility_status: { values: ['open', 'paused', 'unopened', 'closed', 'settled', 'unknown'], complete: true },
+} as const;
+export const DOCUMENTED_VALUES: Readonly<Record<SourceName, Readonly<Record<string, { values: readonly string[]; complete: boolean }>>>> = {
+  events: EVENT_VALUES,
+  kpis: {
+    status: { values: ['active', 'settled'], complete: true },
+    signal: { values: ['above_market', 'in_line', 'below_market'], complete: true },
+    liquidity_tier: { values: ORDINAL_ORDERS.liquidity_tier!, complete: true },
+  },
+  reports: { ...EVENT_VALUES, trust_label: { values: ORDINAL_ORDERS.trust_label!, complete: true } },
+  runs: { status: { values: ['processing', 'completed', 'failed'], complete: true }, trust_label: { values: ORDINAL_ORDERS.trust_label!, complete: true } },
+  markets: {},
+  edge: { series_category: EVENT_VALUES.series_category },
+  rankings: { series_category: EVENT_VALUES.series_category },
+  similar: {},
+  baskets: {},
+};
+
+/**
+ * Why a filter value is not one the API writes for the field (a filter compares exactly, so it would
+ * never match), or undefined: outside a complete list, or spelled otherwise than an open list's.
+ */
+export function undocumentedValue(source: SourceName, field: string, value: unknown): string | undefined {
+  const documented = Object.hasOwn(DOCUMENTED_VALUES[source], field) ? DOCUMENTED_VALUES[source][field] : undefined;
+  if (documented === undefined || typeof value !== 'string' || documented.values.includes(value)) return undefined;
+  const sameLetters = documented.values.find((known) => known.toLowerCase() === value.trim().toLowerCase());
+  const listed = `${documented.values.join(', ')}${documented.complete ? '' : ', ...'}`;
+  if (!documented.complete && sameLetters === undefined && value === value.toLowerCase()) return undefined;
+  const hint = sameLetters !== undefined ? `: did you mean ${sameLetters}?` : documented.complete ? '' : ': the API writes it in lower case';
+  return `${JSON.stringify(value)} is not a value the API writes for ${field} (${listed})${hint} (a filter compares values exactly)`;
 }

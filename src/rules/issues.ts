@@ -140,6 +140,18 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], options: ZodI
           message: prefix + where + (issue.message.startsWith('Too small') ? tooSmall(issue) : issue.message),
         });
         break;
+      case 'too_big':
+        out.push({
+          path: [...options.base, ...path],
+          message: prefix + where + (issue.message.startsWith('Too big') ? tooBig(issue) : issue.message),
+        });
+        break;
+      case 'invalid_value': {
+        const input = (issue as { input?: unknown }).input;
+        const message = issue.message.startsWith('Invalid option') ? `must be one of ${issue.values.map(String).join(', ')}, not ${describeValue(input)}` : issue.message;
+        out.push({ path: [...options.base, ...path], message: prefix + where + message });
+        break;
+      }
       case 'invalid_union': {
         // A missing or unknown `type`: the union's message names its place itself.
         if (issue.discriminator !== undefined) {
@@ -160,8 +172,14 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], options: ZodI
 
 function tooSmall(issue: z.core.$ZodIssueTooSmall): string {
   if (issue.origin === 'array') return 'must not be empty';
-  if (issue.origin === 'string') return 'must not be empty';
+  if (issue.origin === 'string') return Number(issue.minimum) > 1 ? `must be at least ${String(issue.minimum)} characters` : 'must not be empty';
   return issue.inclusive ? `must be at least ${String(issue.minimum)}` : `must be greater than ${String(issue.minimum)}`;
+}
+
+function tooBig(issue: z.core.$ZodIssueTooBig): string {
+  if (issue.origin === 'array') return `must have at most ${String(issue.maximum)} entries`;
+  if (issue.origin === 'string') return `must be at most ${String(issue.maximum)} characters`;
+  return issue.inclusive ? `must be at most ${String(issue.maximum)}` : `must be less than ${String(issue.maximum)}`;
 }
 
 function article(expected: string): string {

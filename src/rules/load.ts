@@ -6,7 +6,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { CREDENTIAL_VARIABLES } from '../config.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { RuleProblem } from '../core/types.ts';
-import type { Channel, Rule } from './schema.ts';
+import type { Channel, HealthSettings, Rule } from './schema.ts';
 import { checkAcrossFiles, parseRuleFileDetail, type RuleContext } from './parse.ts';
 
 export interface RuleSet {
@@ -16,6 +16,10 @@ export interface RuleSet {
   rules: Rule[];
   /** Every problem; the set is valid when there is none. */
   problems: RuleProblem[];
+  /** Source health notices, when a file declares `health`. */
+  health?: HealthSettings;
+  /** What is valid but likely a mistake, for `validate` to print. */
+  warnings: RuleProblem[];
 }
 
 const RULE_FILE = /\.ya?ml$/i;
@@ -30,6 +34,8 @@ export function combineRuleFiles(files: ReadonlyArray<{ file: string; text: stri
     channels: new Map(combined.channels.map((channel) => [channel.name, channel])),
     rules: combined.rules,
     problems: combined.problems,
+    ...(combined.health ? { health: combined.health } : {}),
+    warnings: combined.warnings,
   };
 }
 
@@ -45,7 +51,7 @@ export async function loadRules(dir: string, ctx: RuleContext): Promise<RuleSet>
     names = (await readdir(dir)).filter((name) => RULE_FILE.test(name)).sort();
     realDir = await realpath(dir);
   } catch (error) {
-    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }] };
+    return { channels: new Map(), rules: [], problems: [{ file: dir, line: 1, column: 1, message: `cannot read the rules folder: ${errorMessage(error)}` }], warnings: [] };
   }
   const unreadable: RuleProblem[] = [];
   const files: Array<{ file: string; text: string }> = [];

@@ -3,11 +3,25 @@
 import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import type { RuleProblem, SourceName } from '../core/types.ts';
-import { SOURCES } from '../core/types.ts';
+import { isMarketSource, MARKET_SOURCES, SOURCES } from '../core/types.ts';
+import { BasketLeg } from '../api/market-schemas.ts';
 import { editDistance } from '../core/suggest.ts';
 import { isRecord } from '../core/values.ts';
-import { checkField, ordinalOrder, type FieldKind } from './fields.ts';
+import { checkField, ordinalOrder, undocumentedValue, type FieldKind } from './fields.ts';
+import { RELATED_SOURCES } from './inhibit.ts';
 import { createLocator, describeValue, formatPath, fromZodIssues, toProblems, type Issue, type IssuePath, type Position } from './issues.ts';
+import {
+  BASKET_KEYS,
+  BasketSchema,
+  INPUT_KEY,
+  INPUT_REQUIRED,
+  matchesEveryMarket,
+  MARKETS_PAGE_BUDGET,
+  querySchema,
+  similarQueryProblem,
+  WatchlistSchema,
+  type Basket,
+} from './market-inputs.ts';
 import {
   CHANNEL_KEYS,
   ChannelSchema,
@@ -15,8 +29,13 @@ import {
   FILTER_OPERATORS,
   headerNameProblem,
   headerValueProblem,
+  ExplainSchema,
+  HealthSchema,
+  QuietSchema,
   RULE_KEYS,
   RuleSchema,
+  UnlessSchema,
+  type HealthSettings,
   TopLevelSchema,
   TRIGGER_KEYS,
   TriggerSchema,
@@ -40,7 +59,14 @@ export interface ParsedRules {
   channels: Channel[];
   rules: Rule[];
   problems: RuleProblem[];
+  /** Source health notices (`health:`), when a file declares them. */
+  health?: HealthSettings;
+  /** What is valid but likely not meant (a filter value the API never writes, a markets query matching every market); `validate` prints them and still succeeds. */
+  warnings: RuleProblem[];
 }
+
+/** The top-level definitions that market-search rules name. */
+export type InputKind = 'watchlist' | 'basket';
 
 /** A located name, for the checks across files. */
 export interface NameAt extends Position {
@@ -58,6 +84,15 @@ export interface ParsedRuleFileDetail extends ParsedRules {
   ruleNames: NameAt[];
   /** Every channel name in a `notify` list (the name is the channel's). */
   notifyRefs: Array<NameAt & { rule: string }>;
+  /** The file's `health`, where it is written and the channels it names. */
+  healthAt?: Position & { settings: HealthSettings | undefined; notifyRefs: NameAt[] };
+  /** Every watchlist and basket declared, valid or not, in file order. */
+  inputNames: Array<NameAt & { kind: InputKind }>;
+  /** The valid watchlists and baskets. */
+  watchlists: Array<{ name: string; tickers: string[] }>;
+  baskets: Array<{ name: string; basket: Basket }>;
+  /** Every rule's `watchlist` or `basket` (the name is the definition's). */
+  inputRefs: Array<NameAt & { rule: string; kind: InputKind }>;
 }
 
 /** Parses one rule file; names and notify references are checked within this file alone. */
@@ -66,6 +101,8 @@ export function parseRuleFile(text: string, file: string, ctx: RuleContext): Par
 }
 
 const TOP_LEVEL_KEYS = Object.keys(TopLevelSchema.shape);
+/** `channels, rules, watchlists and baskets` */
+const TOP_LEVEL_LIST = `${TOP_LEVEL_KEYS.slice(0, -1).join(', ')} and ${TOP_LEVEL_KEYS.at(-1)}`;
 const DIGEST_KEYS = Object.keys(DigestSchema.in.shape);
 
 /** Where the first unresolved alias (or else the first alias) starts; 0 when there is none. */
@@ -109,7 +146,20 @@ function duplicateKeyOffsets(doc: Document): number[] {
 export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext): ParsedRuleFileDetail {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
-  const empty: ParsedRuleFileDetail = { file, channels: [], rules: [], problems: [], channelNames: [], ruleNames: [], notifyRefs: [] };
+  const empty: ParsedRuleFileDetail = {
+    file,
+    channels: [],
+    rules: [],
+    problems: [],
+    warnings: [],
+    channelNames: [],
+    ruleNames: [],
+    notifyRefs: [],
+    inputNames: [],
+    watchlists: [],
+    baskets: [],
+    inputRefs: [],
+  };
   const yamlErrors = [
     ...doc.errors.map((error) => ({ offset: error.pos[0], message: error.message.split('\n')[0] })),
     ...duplicateKeyOffsets(doc).map((offset) => ({ offset, message: 'Map keys must be unique' })),
@@ -138,14 +188,17 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   /** The string at `path` as written in the file (differs from `value` when `${NAME}` expanded it). */
   const writtenAt = (path: IssuePath, value: string): string => substitution.expanded.get(pathKey(path))?.written ?? value;
   const issues: Issue[] = [];
+  const warnings: Issue[] = [];
   const channels: Array<{ base: IssuePath; channel: Channel }> = [];
+  const watchlists: Array<{ base: IssuePath; name: string; tickers: string[] }> = [];
+  const baskets: Array<{ base: IssuePath; name: string; basket: Basket }> = [];
   const rules: Array<{ base: IssuePath; rule: Rule }> = [];
   const position = createLocator(doc, lineCounter);
   const detail = { ...empty };
 
   if (raw !== null && raw !== undefined) {
     if (!isRecord(raw)) {
-      issues.push({ path: [], message: `a rule file is a map with the keys channels and rules, not ${describeValue(raw)}` });
+      issues.push({ path: [], message: `a rule file is a map with the keys ${TOP_LEVEL_LIST}, not ${describeValue(raw)}` });
     } else {
       const top = TopLevelSchema.safeParse(raw, { reportInput: true });
       if (!top.success) {
@@ -153,7 +206,7 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
           ...fromZodIssues(top.error.issues, {
             base: [],
             label: '',
-            unknownKey: (key) => `unknown top-level key "${key}"${didYouMean(key, TOP_LEVEL_KEYS)} (a rule file has channels and rules)`,
+            unknownKey: (key) => `unknown top-level key "${key}"${didYouMean(key, TOP_LEVEL_KEYS)} (a rule file has ${TOP_LEVEL_LIST})`,
           }),
         );
       }
@@ -165,13 +218,37 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
           if (channel) channels.push({ base, channel });
         }
       }
+      if (raw.health !== undefined) detail.healthAt = parseHealth(raw.health, position, issues);
+      if (isRecord(raw.watchlists)) {
+        for (const [name, value] of Object.entries(raw.watchlists)) {
+          const base = ['watchlists', name];
+          detail.inputNames.push({ kind: 'watchlist', name, written: name, ...position(base, 'key') });
+          const tickers = parseWatchlist(name, value, base, issues);
+          if (tickers) watchlists.push({ base, name, tickers });
+        }
+      }
+      if (isRecord(raw.baskets)) {
+        for (const [name, value] of Object.entries(raw.baskets)) {
+          const base = ['baskets', name];
+          detail.inputNames.push({ kind: 'basket', name, written: name, ...position(base, 'key') });
+          const basket = parseBasket(name, value, base, issues);
+          if (basket) baskets.push({ base, name, basket });
+        }
+      }
       if (Array.isArray(raw.rules)) {
         raw.rules.forEach((value, index) => {
           const base = ['rules', index];
           const name = isRecord(value) && typeof value.name === 'string' ? value.name : undefined;
           const writtenName = name === undefined ? `rules[${index}]` : writtenAt([...base, 'name'], name);
-          const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues);
+          const rule = parseRule(value, base, name === undefined ? writtenName : `rule "${writtenName}"`, ctx, issues, warnings);
           if (!isRecord(value)) return;
+          for (const kind of ['watchlist', 'basket'] as const) {
+            const ref = value[kind];
+            if (typeof ref === 'string' && ref !== '') {
+              const path = [...base, kind];
+              detail.inputRefs.push({ kind, rule: writtenName, name: ref, written: writtenAt(path, ref), ...position(path) });
+            }
+          }
           if (name !== undefined) detail.ruleNames.push({ name, written: writtenName, ...position([...base, 'name']) });
           if (Array.isArray(value.notify)) {
             value.notify.forEach((channel, i) => {
@@ -190,18 +267,25 @@ export function parseRuleFileDetail(text: string, file: string, ctx: RuleContext
   // A value that could not be substituted is reported once, as the missing variable.
   const envPaths = new Set(envIssues.map((issue) => pathKey(issue.path)));
   const all = [...envIssues, ...issues.filter((issue) => !pathPrefixes(issue.path).some((prefix) => envPaths.has(pathKey(prefix))))];
-  // Channels and rules are entries two segments deep (channels.NAME, rules[i]): any problem at
-  // or below an entry makes it invalid.
+  // Channels, watchlists, baskets and rules are entries two segments deep (channels.NAME,
+  // rules[i]): any problem at or below an entry makes it invalid.
   const invalidEntries = new Set(all.filter((issue) => issue.path.length >= 2).map((issue) => pathKey(issue.path.slice(0, 2))));
   const valid = (base: IssuePath) => !invalidEntries.has(pathKey(base));
   return {
     ...detail,
     channels: channels.filter((c) => valid(c.base)).map((c) => c.channel),
+    watchlists: watchlists.filter((w) => valid(w.base)).map(({ name, tickers }) => ({ name, tickers })),
+    baskets: baskets.filter((b) => valid(b.base)).map(({ name, basket }) => ({ name, basket })),
     rules: rules.filter((r) => valid(r.base)).map((r) => r.rule),
     problems: toProblems(
       position,
       file,
       all.map((issue) => ({ ...issue, message: quoteAsWritten(issue, substitution.expanded) })),
+    ),
+    warnings: toProblems(
+      position,
+      file,
+      warnings.filter((warning) => valid(warning.path.slice(0, 2))).map((warning) => ({ ...warning, message: quoteAsWritten(warning, substitution.expanded) })),
     ),
   };
 }
@@ -212,16 +296,26 @@ const LISTED_CHANNELS = 30;
 const SUGGESTED_CHANNELS = 20;
 
 /**
- * The checks across files: channel and rule names are unique (the second occurrence is reported,
- * naming the first), and every notify entry names a declared channel. The result keeps the
- * first of each name and only rules whose channels are all valid.
+ * The checks across files: channel, rule, watchlist and basket names are unique (the second
+ * occurrence is reported, naming the first), every notify entry names a declared channel, and
+ * every rule's watchlist or basket a declared one. The result keeps the first of each name and
+ * only rules whose channels, watchlist and basket are valid, with the watchlist's tickers or the
+ * basket attached.
  */
 export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): ParsedRules {
   const problems: RuleProblem[] = [];
+  const warnings = files.flatMap((parsed) => parsed.warnings);
   const firstChannel = new Map<string, string>();
   const firstRule = new Map<string, string>();
+  /** Where each watchlist and basket name is first defined. */
+  const firstInput = { watchlist: new Map<string, { file: string; at: string }>(), basket: new Map<string, { file: string; at: string }>() };
   for (const parsed of files) {
     problems.push(...parsed.problems);
+    for (const at of parsed.inputNames) {
+      const first = firstInput[at.kind].get(at.name);
+      if (first !== undefined) problems.push(problemAt(parsed.file, at, `${at.kind} "${at.written}" is already defined at ${first.at}`));
+      else firstInput[at.kind].set(at.name, { file: parsed.file, at: `${parsed.file}:${at.line}:${at.column}` });
+    }
     for (const at of parsed.channelNames) {
       const first = firstChannel.get(at.name);
       if (first !== undefined) problems.push(problemAt(parsed.file, at, `channel "${at.written}" is already defined at ${first}`));
@@ -246,22 +340,56 @@ export function checkAcrossFiles(files: readonly ParsedRuleFileDetail[]): Parsed
         problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown channel "${ref.written}" in notify${suggestion}${channelList}`));
       }
     }
+    for (const ref of parsed.inputRefs) {
+      const names = firstInput[ref.kind];
+      if (names.has(ref.name)) continue;
+      const known = names.size === 0 ? `no ${ref.kind} is defined: declare it under ${ref.kind}s` : `${ref.kind}s: ${[...names.keys()].sort().join(', ')}`;
+      problems.push(problemAt(parsed.file, ref, `rule "${ref.rule}": unknown ${ref.kind} "${ref.written}"${didYouMean(ref.name, [...names.keys()])} (${known})`));
+    }
   }
 
   const channels = new Map<string, Channel>();
   for (const parsed of files) for (const channel of parsed.channels) if (!channels.has(channel.name)) channels.set(channel.name, channel);
+  // The first definition of each name, when it is valid.
+  const watchlists = new Map<string, string[]>();
+  const baskets = new Map<string, Basket>();
+  for (const parsed of files) {
+    for (const { name, tickers } of parsed.watchlists) if (firstInput.watchlist.get(name)?.file === parsed.file) watchlists.set(name, tickers);
+    for (const { name, basket } of parsed.baskets) if (firstInput.basket.get(name)?.file === parsed.file) baskets.set(name, basket);
+  }
   const ruleNames = new Set<string>();
   const rules: Rule[] = [];
   for (const parsed of files) {
     for (const rule of parsed.rules) {
       if (ruleNames.has(rule.name) || !rule.notify.every((name) => channels.has(name))) continue;
+      const watchlistTickers = rule.watchlist === undefined ? undefined : watchlists.get(rule.watchlist);
+      const basketSpec = rule.basket === undefined ? undefined : baskets.get(rule.basket);
+      if ((rule.watchlist !== undefined && !watchlistTickers) || (rule.basket !== undefined && !basketSpec)) continue;
       ruleNames.add(rule.name);
-      rules.push(rule);
+      rules.push({ ...rule, ...(watchlistTickers ? { watchlistTickers } : {}), ...(basketSpec ? { basketSpec } : {}) });
     }
   }
+  let health: HealthSettings | undefined;
+  let healthFirst: string | undefined;
+  for (const parsed of files) {
+    const at = parsed.healthAt;
+    if (at === undefined) continue;
+    if (healthFirst !== undefined) {
+      problems.push(problemAt(parsed.file, at, `health is already declared at ${healthFirst} (one file declares it)`));
+      continue;
+    }
+    healthFirst = `${parsed.file}:${at.line}:${at.column}`;
+    for (const ref of at.notifyRefs) {
+      if (!firstChannel.has(ref.name)) problems.push(problemAt(parsed.file, ref, `health: unknown channel "${ref.written}" in notify${didYouMean(ref.name, declared)}${channelList}`));
+    }
+    if (at.settings && at.settings.notify.every((name) => channels.has(name))) health = at.settings;
+  }
+
   const order = new Map(files.map((f, i) => [f.file, i]));
-  problems.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0) || a.line - b.line || a.column - b.column);
-  return { channels: [...channels.values()], rules, problems };
+  const byPosition = (a: RuleProblem, b: RuleProblem) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0) || a.line - b.line || a.column - b.column;
+  problems.sort(byPosition);
+  warnings.sort(byPosition);
+  return { channels: [...channels.values()], rules, problems, warnings, ...(health ? { health } : {}) };
 }
 
 /** `file:line:column: message` */
@@ -269,8 +397,37 @@ export function formatProblem(problem: RuleProblem): string {
   return `${problem.file}:${problem.line}:${problem.column}: ${problem.message}`;
 }
 
+/** `file:line:column: warning: message` */
+export function formatWarning(warning: RuleProblem): string {
+  return formatProblem({ ...warning, message: `warning: ${warning.message}` });
+}
+
 function problemAt(file: string, at: Position, message: string): RuleProblem {
   return { file, line: at.line, column: at.column, message };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health
+
+function parseHealth(value: unknown, position: (path: IssuePath, at?: 'key' | 'value') => Position, issues: Issue[]): NonNullable<ParsedRuleFileDetail['healthAt']> {
+  const base = ['health'];
+  const parsed = HealthSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    issues.push(
+      ...fromZodIssues(parsed.error.issues, {
+        base,
+        label: 'health',
+        unknownKey: (key) => `unknown key "${key}" in health (its keys: ${Object.keys(HealthSchema.shape).join(', ')})`,
+      }),
+    );
+  }
+  const notifyRefs: NameAt[] = [];
+  if (isRecord(value) && Array.isArray(value.notify)) {
+    value.notify.forEach((name, i) => {
+      if (typeof name === 'string') notifyRefs.push({ name, written: name, ...position([...base, 'notify', i]) });
+    });
+  }
+  return { ...position(base, 'key'), settings: parsed.data, notifyRefs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +452,10 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
       ...fromZodIssues(parsed.error.issues, {
         base,
         label,
-        unknownKey: (key) => `unknown key "${key}" in a ${String(type)} channel (its keys: ${keysOf(CHANNEL_KEYS, type)})`,
+        unknownKey: (key, path) =>
+          path[0] === 'quiet'
+            ? `unknown key "${key}" in quiet (its keys: ${Object.keys(QuietSchema.shape).join(', ')})`
+            : `unknown key "${key}" in a ${String(type)} channel (its keys: ${keysOf(CHANNEL_KEYS, type)})`,
       }),
     );
     return undefined;
@@ -304,10 +464,40 @@ function parseChannel(name: string, value: unknown, base: IssuePath, ctx: RuleCo
 }
 
 // ---------------------------------------------------------------------------------------------
+// Watchlists and baskets
+
+function parseWatchlist(name: string, value: unknown, base: IssuePath, issues: Issue[]): string[] | undefined {
+  const parsed = WatchlistSchema.safeParse(value, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  issues.push(...fromZodIssues(parsed.error.issues, { base, label: `watchlist "${name}"`, unknownKey: (key) => `unknown key "${key}"` }));
+  return undefined;
+}
+
+const LEG_KEYS = Object.keys(BasketLeg.shape);
+
+function parseBasket(name: string, value: unknown, base: IssuePath, issues: Issue[]): Basket | undefined {
+  const parsed = BasketSchema.safeParse(value, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  const unknownKey = (key: string, path: IssuePath) =>
+    path.length === 0
+      ? `unknown key "${key}"${didYouMean(key, BASKET_KEYS)} in a basket (its keys: ${BASKET_KEYS.join(', ')})`
+      : `${formatPath(path)}: unknown key "${key}"${didYouMean(key, LEG_KEYS)} in a leg (its keys: ${LEG_KEYS.join(', ')})`;
+  issues.push(...fromZodIssues(parsed.error.issues, { base, label: `basket "${name}"`, unknownKey }));
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rules
 
 /** `label` names the rule in messages: `rule "name"` as written, or `rules[2]`. */
-function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleContext, issues: Issue[]): Omit<Rule, 'file' | 'line'> | undefined {
+function parseRule(
+  value: unknown,
+  base: IssuePath,
+  label: string,
+  ctx: RuleContext,
+  issues: Issue[],
+  warnings: Issue[],
+): Omit<Rule, 'file' | 'line'> | undefined {
   if (!isRecord(value)) {
     issues.push({ path: base, message: `${label}: a rule is a map with name, source, trigger and notify, not ${describeValue(value)}` });
     return undefined;
@@ -325,17 +515,55 @@ function parseRule(value: unknown, base: IssuePath, label: string, ctx: RuleCont
     const check = checkField(source, value.trigger.field);
     if (!check.ok) issues.push({ path: [...base, 'trigger', 'field'], message: `${label}: trigger: ${check.message}` });
   }
+  if (source !== undefined) checkMarketInput(value, source, base, label, issues, warnings);
   if (source !== undefined && isRecord(value.filter)) {
-    for (const field of Object.keys(value.filter)) {
+    for (const [field, condition] of Object.entries(value.filter)) {
       const check = checkField(source, field);
       if (!check.ok) issues.push({ path: [...base, 'filter', field], at: 'key', message: `${label}: filter: ${check.message}` });
+      for (const { path, value: compared } of comparedValues(condition, [...base, 'filter', field])) {
+        const why = undocumentedValue(source, field, compared);
+        if (why) warnings.push({ path, message: `${label}: filter ${field}: ${why}` });
+      }
     }
   }
+  if (source !== undefined && Array.isArray(value.unless)) checkUnless(value.unless, source, [...base, 'unless'], label, issues);
   if (typeof value.template === 'string' && value.template !== '' && !ctx.templates.has(value.template)) {
     const known = ctx.templates.size > 0 ? `templates: ${[...ctx.templates].sort().join(', ')}` : 'there are no templates';
     issues.push({ path: [...base, 'template'], message: `${label}: unknown template ${JSON.stringify(value.template)} (${known})` });
   }
   return parsed.data;
+}
+
+/** `unless` entries: their source can be related to the rule's by event, and their filter's fields exist. */
+function checkUnless(entries: unknown[], source: SourceName, base: IssuePath, label: string, issues: Issue[]): void {
+  entries.forEach((entry, i) => {
+    if (!isRecord(entry)) return;
+    const other = isOneOf(entry.source, SOURCES) ? entry.source : undefined;
+    if (other !== undefined && other !== source && (!RELATED_SOURCES.has(source) || !RELATED_SOURCES.has(other))) {
+      const related = [...RELATED_SOURCES].join(', ');
+      issues.push({
+        path: [...base, i, 'source'],
+        message: `${label}: unless[${i}]: source ${other} cannot be related to ${source} (sources are related by event ticker: ${related})`,
+      });
+    }
+    if (isRecord(entry.filter)) {
+      for (const field of Object.keys(entry.filter)) {
+        const check = checkField(other ?? source, field);
+        if (!check.ok) issues.push({ path: [...base, i, 'filter', field], at: 'key', message: `${label}: unless[${i}]: filter: ${check.message}` });
+      }
+    }
+  });
+}
+
+/** The values a filter condition compares a field with for equality (`x`, `[x, y]`, eq, ne, in, not_in), with their paths. */
+function comparedValues(condition: unknown, path: IssuePath): Array<{ path: IssuePath; value: unknown }> {
+  const listed = (list: unknown, at: IssuePath) => (Array.isArray(list) ? (list as unknown[]).map((value, i) => ({ path: [...at, i], value })) : []);
+  if (Array.isArray(condition)) return listed(condition, path);
+  if (!isRecord(condition)) return [{ path, value: condition }];
+  return [
+    ...(['eq', 'ne'] as const).filter((op) => Object.hasOwn(condition, op)).map((op) => ({ path: [...path, op], value: condition[op] })),
+    ...(['in', 'not_in'] as const).flatMap((op) => listed(condition[op], [...path, op])),
+  ];
 }
 
 /** The rule's own problems first, then its trigger's, then its filter's, as they have always been listed. */
@@ -345,6 +573,8 @@ function ownKeysFirst(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
 }
 
 const CROSSES_ONLY = new Set(['above', 'below', 'abs', 'rearm']);
+const EXPLAIN_KEYS = Object.keys(ExplainSchema.in.shape);
+const UNLESS_KEYS = Object.keys(UnlessSchema.shape);
 
 /** The message for an unknown key at `path` of a rule (its digest, trigger or filter, or itself). */
 function unknownRuleKey(key: string, path: IssuePath, rule: Record<string, unknown>): string {
@@ -358,6 +588,11 @@ function unknownRuleKey(key: string, path: IssuePath, rule: Record<string, unkno
         ? `trigger: ${key} is only for crosses triggers (a ${type} trigger has ${keys})`
         : `trigger: unknown key "${key}" in a ${type} trigger (it has ${keys})`;
     }
+    case 'explain':
+      return `explain: unknown key "${key}"${didYouMean(key, EXPLAIN_KEYS)} (its keys: ${EXPLAIN_KEYS.join(', ')})`;
+    case 'unless':
+      if (path.length === 2) return `${formatPath(path)}: unknown key "${key}" (an unless entry has ${UNLESS_KEYS.join(', ')})`;
+      return `${formatPath(path)}: unknown operator "${key}"${didYouMean(key, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`;
     case 'filter':
       return `${formatPath(path)}: unknown operator "${key}"${didYouMean(key, FILTER_OPERATORS)} (${FILTER_OPERATORS.join(', ')})`;
     default:
@@ -416,11 +651,67 @@ function checkTriggerField(trigger: Exclude<Trigger, { type: 'new' }>, source: S
       }
       return;
     }
+    case 'added':
+      if (kind !== 'array' && kind !== 'unknown') wrongKind('a list field (e.g. warnings)');
+      return;
     case 'changes':
     case 'appears':
       return;
+    case 'overdue': {
+      const due = checkField(source, trigger.due);
+      if (!due.ok) issues.push({ path: at('due'), message: `${label}: trigger: due: ${due.message}` });
+      return;
+    }
   }
 }
+
+const INPUT_KEYS = ['watchlist', 'query', 'basket'] as const;
+
+/** `source edge`, `sources rankings, markets and similar` */
+function sourcesTaking(key: (typeof INPUT_KEYS)[number]): string {
+  const sources = MARKET_SOURCES.filter((source) => INPUT_KEY[source] === key);
+  return sources.length === 1 ? `source ${sources[0]}` : `sources ${sources.slice(0, -1).join(', ')} and ${sources.at(-1)}`;
+}
+
+/**
+ * A market-search rule's input: the key its source takes (`watchlist`, `query` or `basket`), and
+ * a query's parameters checked against the endpoint's. Other sources take none of them.
+ */
+function checkMarketInput(rule: Record<string, unknown>, source: SourceName, base: IssuePath, label: string, issues: Issue[], warnings: Issue[]): void {
+  const wanted = isMarketSource(source) ? INPUT_KEY[source] : undefined;
+  for (const key of INPUT_KEYS) {
+    if (key !== wanted && Object.hasOwn(rule, key)) {
+      issues.push({ path: [...base, key], at: 'key', message: `${label}: ${key} is for ${sourcesTaking(key)}, not ${source}` });
+    }
+  }
+  if (!isMarketSource(source) || wanted === undefined) return;
+  if (!Object.hasOwn(rule, wanted)) {
+    if (source === 'markets') warnings.push({ path: base, message: `${label}: no query: ${EVERY_MARKET}` });
+    if (!INPUT_REQUIRED.has(source)) return;
+    const what = wanted === 'query' ? 'a query (the endpoint\'s parameters)' : `a ${wanted} (the name of one under ${wanted}s)`;
+    issues.push({ path: base, message: `${label}: source ${source} needs ${what}` });
+    return;
+  }
+  if (wanted !== 'query' || source === 'edge' || source === 'baskets' || !isRecord(rule.query)) return;
+  const query = rule.query;
+  const at = [...base, 'query'];
+  const similarProblem = source === 'similar' ? similarQueryProblem(query) : undefined;
+  if (similarProblem) {
+    issues.push({ path: at, message: `${label}: query: ${similarProblem}` });
+    return;
+  }
+  const schema = querySchema(source, query);
+  const parameters = Object.keys(schema.shape);
+  const parsed = schema.safeParse(query, { reportInput: true });
+  if (!parsed.success) {
+    const unknownKey = (key: string) => `query: unknown parameter "${key}"${didYouMean(key, parameters)} for source ${source} (it takes ${parameters.join(', ')})`;
+    issues.push(...fromZodIssues(parsed.error.issues, { base: at, label, display: ['query'], unknownKey }));
+  } else if (source === 'markets' && matchesEveryMarket(query)) {
+    warnings.push({ path: at, message: `${label}: query: ${EVERY_MARKET}` });
+  }
+}
+
+const EVERY_MARKET = `it matches every market (thousands): only the first ${MARKETS_PAGE_BUDGET} pages are watched each poll; narrow it with q, category, series_ticker, series_prefix, event_ticker, close_before or min_volume_24h`;
 
 function describeKind(field: string, kind: FieldKind | 'unknown'): string {
   if (kind === 'kpi-value') return `${field} is a KPI value object: use ${field}.value`;

@@ -2,21 +2,41 @@
 // the context (environment, templates, the source's fields, other files) live in parse.ts.
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { parseDuration } from '../core/duration.ts';
+import { parseDuration, parseDurationOrZero } from '../core/duration.ts';
 import { SEVERITIES, SOURCES } from '../core/types.ts';
 import { isRecord } from '../core/values.ts';
 import type { TriggerType } from '../core/types.ts';
 import { describeValue } from './issues.ts';
+import type { Basket } from './market-inputs.ts';
 
 const RULE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 export const TopLevelSchema = z.strictObject({
   channels: z.record(z.string(), z.unknown()).nullish(),
   rules: z.array(z.unknown()).nullish(),
+  health: z.unknown().optional(),
+  /** Named lists of tickers, for `edge` rules. */
+  watchlists: z.record(z.string(), z.unknown()).nullish(),
+  /** Named baskets, for `baskets` rules. */
+  baskets: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const Duration = z.unknown().transform((value, ctx) => {
-  const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+const Duration = z
+  .unknown()
+  .transform((value, ctx) => {
+    const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
+      return z.NEVER;
+    }
+    return ms;
+  })
+  // What the JSON Schema of rule files (json-schema.ts) says of it.
+  .meta({ type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$', description: 'a duration: 30s, 15m, 2h, 1d' });
+
+/** A duration that may be zero (`0s`), in milliseconds. */
+const Duration0 = z.unknown().transform((value, ctx) => {
+  const ms = typeof value === 'string' ? parseDurationOrZero(value) : undefined;
   if (ms === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration (write 30s, 15m, 2h, 1d): ${describeValue(value)}` });
     return z.NEVER;
@@ -130,13 +150,22 @@ const TRIGGER_OPTIONS = [
   }),
   z.strictObject({ type: z.literal('appears'), field }),
   z.strictObject({ type: z.literal('new') }),
+  z
+    .strictObject({ type: z.literal('overdue'), field, due: field, grace: Duration0.optional() })
+    .transform(({ grace, ...trigger }) => ({ ...trigger, graceMs: grace ?? 0 })),
+  z.strictObject({ type: z.literal('added'), field }),
 ] as const;
 
+/** The object schema of an option, under its transform when it has one. */
+function objectOf<T extends z.ZodObject | z.ZodPipe<z.ZodObject, z.ZodType>>(option: T): z.ZodObject {
+  return option instanceof z.ZodPipe ? option.in : option;
+}
+
 /** Every trigger type, in the order messages list them; alerts (core) name the same types. */
-const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => option.shape.type.value) satisfies TriggerType[];
+const TRIGGER_TYPES = TRIGGER_OPTIONS.map((option) => (objectOf(option).shape.type as z.ZodLiteral<TriggerType>).value) satisfies TriggerType[];
 
 /** The keys of each trigger type, for messages. */
-export const TRIGGER_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(TRIGGER_OPTIONS);
+export const TRIGGER_KEYS: ReadonlyMap<string, readonly string[]> = keysByType(TRIGGER_OPTIONS.map(objectOf) as unknown as ReadonlyArray<{ shape: { type: { value: string } } }>);
 
 export const TriggerSchema = z.discriminatedUnion('type', TRIGGER_OPTIONS, {
   error: typedMapError(TRIGGER_TYPES, { missingType: 'trigger: missing type', unknownType: 'unknown trigger type' }),
@@ -149,15 +178,17 @@ export const FILTER_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'no
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 // Operands as the filter compares them (any number, NaN included, as written).
-const numberOperand = z.custom<number>((value) => typeof value === 'number', {
-  error: (issue) => `expected a number, got ${describeValue(issue.input)}`,
-});
-const listOperand = z.custom<unknown[]>((value) => Array.isArray(value), {
-  error: (issue) => `expected a list, got ${describeValue(issue.input)}`,
-});
-const singleOperand = z.custom<string | number | boolean>((value) => ['string', 'number', 'boolean'].includes(typeof value), {
-  error: (issue) => `expected a single value, got ${describeValue(issue.input)}`,
-});
+const numberOperand = z
+  .custom<number>((value) => typeof value === 'number', { error: (issue) => `expected a number, got ${describeValue(issue.input)}` })
+  .meta({ type: 'number' });
+const listOperand = z
+  .custom<unknown[]>((value) => Array.isArray(value), { error: (issue) => `expected a list, got ${describeValue(issue.input)}` })
+  .meta({ type: 'array' });
+const singleOperand = z
+  .custom<string | number | boolean>((value) => ['string', 'number', 'boolean'].includes(typeof value), {
+    error: (issue) => `expected a single value, got ${describeValue(issue.input)}`,
+  })
+  .meta({ type: ['string', 'number', 'boolean'] });
 
 const OperatorMap = z.strictObject({
   gt: numberOperand.optional(),
@@ -172,7 +203,7 @@ const OperatorMap = z.strictObject({
 } satisfies Record<FilterOperator, z.ZodType>);
 
 /** A condition as written, as an operator map: a list means `in`, any other value `eq`. */
-const Condition = z.preprocess((value, ctx) => {
+export const Condition = z.preprocess((value, ctx) => {
   if (Array.isArray(value)) return { in: value };
   if (!isRecord(value)) return { eq: value };
   if (Object.keys(value).length === 0) ctx.addIssue({ code: 'custom', message: `no condition (${FILTER_OPERATORS.join(', ')})` });
@@ -193,6 +224,23 @@ export const FilterSchema = z
 export type FilterClause = z.output<typeof FilterSchema>[number];
 
 const sourceList = SOURCES.join(', ');
+
+/** An `unless` entry: a filter on the entity's own snapshot, or on the same event's latest in `source`. */
+export const UnlessSchema = z.strictObject({
+  source: z.enum(SOURCES, { error: (issue) => `unknown source ${JSON.stringify(issue.input)} (${SOURCES.join(', ')})` }).optional(),
+  filter: FilterSchema,
+});
+export type UnlessEntry = z.output<typeof UnlessSchema>;
+
+/** `explain`: ask a research agent about the alert; `ask` is a template over the alert's view. */
+export const ExplainSchema = z
+  .strictObject({
+    agent: z.string().min(1),
+    ask: z.string().min(1),
+    timeout: Duration.optional(),
+  })
+  .transform(({ timeout, ...explain }) => ({ ...explain, timeoutMs: timeout ?? 30_000 }));
+export type Explain = z.output<typeof ExplainSchema>;
 const severityList = SEVERITIES.join(', ');
 
 /** One entry of `rules:`; durations come out in milliseconds (`cooldownMs`, `digest.windowMs`). */
@@ -212,11 +260,35 @@ export const RuleSchema = z
     cooldown: Duration.optional(),
     digest: DigestSchema.optional(),
     template: z.string().min(1).optional(),
+    for: Duration.optional(),
+    resolve: z.boolean().optional(),
+    unless: z.array(UnlessSchema).min(1).optional(),
+    explain: ExplainSchema.optional(),
+    // The market-search sources' input (parse.ts checks which source takes which).
+    watchlist: z.string().min(1).optional(),
+    query: z.record(z.string(), z.unknown(), { error: (issue) => `expected a map of the endpoint's parameters, got ${describeValue(issue.input)}` }).optional(),
+    basket: z.string().min(1).optional(),
   })
-  .transform(({ cooldown, ...rule }) => ({ ...rule, ...(cooldown === undefined ? {} : { cooldownMs: cooldown }) }));
+  .superRefine((rule, ctx) => {
+    // What each trigger supports (the trigger's own problems are reported by its schema).
+    if (rule.for !== undefined && rule.trigger.type !== 'crosses') {
+      ctx.addIssue({ code: 'custom', path: ['for'], message: `for (dwell) is only for crosses triggers, not ${rule.trigger.type}` });
+    }
+    if (rule.resolve && rule.trigger.type !== 'crosses' && rule.trigger.type !== 'overdue') {
+      ctx.addIssue({ code: 'custom', path: ['resolve'], message: `resolve is only for crosses and overdue triggers, not ${rule.trigger.type}` });
+    }
+  })
+  .transform(({ cooldown, for: dwell, ...rule }) => ({
+    ...rule,
+    ...(cooldown === undefined ? {} : { cooldownMs: cooldown }),
+    ...(dwell === undefined ? {} : { forMs: dwell }),
+  }));
 
-/** A rule as parsed, with where it is written (for messages). */
-export type Rule = z.output<typeof RuleSchema> & { file: string; line: number };
+/**
+ * A rule as parsed, with where it is written (for messages) and, for `edge` and `baskets` rules,
+ * the watchlist's tickers or the basket its name refers to (defined in any rule file).
+ */
+export type Rule = z.output<typeof RuleSchema> & { file: string; line: number; watchlistTickers?: readonly string[]; basketSpec?: Basket };
 
 /** The keys a rule may have, for messages. */
 export const RULE_KEYS = Object.keys(RuleSchema.in.shape);
@@ -231,8 +303,33 @@ function isWebhookSecret(secret: string): boolean {
   return bytes.toString('base64') === match[1] && bytes.length >= 24 && bytes.length <= 64;
 }
 
+const CLOCK_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** Quiet hours of a channel: deliveries due inside the window wait until it ends (critical ones do not). */
+export const QuietSchema = z.strictObject({
+  from: z.string().regex(CLOCK_TIME, { error: (issue) => `not a time of day (write HH:MM, 00:00 to 23:59): ${describeValue(issue.input)}` }),
+  to: z.string().regex(CLOCK_TIME, { error: (issue) => `not a time of day (write HH:MM, 00:00 to 23:59): ${describeValue(issue.input)}` }),
+  timezone: z
+    .string()
+    .refine(isTimeZone, { error: (issue) => `unknown timezone ${JSON.stringify(issue.input)} (an IANA name such as Europe/London)` })
+    .default('UTC'),
+  days: z.array(z.enum(WEEKDAYS, { error: (issue) => `unknown day ${JSON.stringify(issue.input)} (${WEEKDAYS.join(', ')})` })).min(1).optional(),
+});
+export type Quiet = z.output<typeof QuietSchema>;
+
+/** A file's `health`: notices to these channels after `after` failed polls of a source in a row. */
+export const HealthSchema = z.strictObject({
+  notify: z.array(z.string().min(1)).min(1, { error: 'needs at least one channel' }),
+  after: z.number().int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }).default(3),
+});
+export type HealthSettings = z.output<typeof HealthSchema>;
+
+const quiet = { quiet: QuietSchema.optional() };
+
 const CHANNEL_OPTIONS = [
-  z.strictObject({ type: z.literal('slack'), channel: z.string().min(1) }),
+  z.strictObject({ type: z.literal('slack'), channel: z.string().min(1), ...quiet }),
   z.strictObject({
     type: z.literal('email'),
     to: z
@@ -245,6 +342,7 @@ const CHANNEL_OPTIONS = [
           }
         });
       }),
+    ...quiet,
   }),
   z.strictObject({
     type: z.literal('webhook'),
@@ -254,8 +352,9 @@ const CHANNEL_OPTIONS = [
       .refine(isWebhookSecret, { error: 'must be whsec_ followed by standard base64 of 24 to 64 bytes' })
       .optional(),
     headers: z.record(z.string(), z.string()).default({}),
+    ...quiet,
   }),
-  z.strictObject({ type: z.literal('console') }),
+  z.strictObject({ type: z.literal('console'), ...quiet }),
 ] as const;
 
 const CHANNEL_TYPES = CHANNEL_OPTIONS.map((option) => option.shape.type.value);
@@ -269,6 +368,12 @@ export const ChannelSchema = z.discriminatedUnion('type', CHANNEL_OPTIONS, {
 });
 /** A channel with its name (the key it is declared under). */
 export type Channel = z.output<typeof ChannelSchema> & { name: string };
+
+/** A whole rule file, as the JSON Schema of rule files (json-schema.ts) describes it; parse.ts checks each part on its own. */
+export const RuleFileSchema = TopLevelSchema.extend({
+  channels: z.record(z.string(), ChannelSchema).nullish(),
+  rules: z.array(RuleSchema).nullish(),
+});
 
 /** The keys of each option of a union chosen by `type`. */
 function keysByType(options: ReadonlyArray<{ shape: { type: { value: string } } }>): Map<string, string[]> {

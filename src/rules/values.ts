@@ -26,3 +26,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   for (const key of keys) if (!deepEqual(left[key], right[key])) return false;
   return true;
 }
+
+/** The elements of list `after` that list `before` does not have (anything else counts as an empty list). */
+export function addedElements(before: unknown, after: unknown): unknown[] {
+  const had = Array.isArray(before) ? before : [];
+  return Array.isArray(after) ? after.filter((item) => !had.some((old) => deepEqual(old, item))) : [];
+}

@@ -44,6 +44,15 @@ export interface ApiConnection {
   close(): Promise<void>;
 }
 
+/**
+ * The clock rules judge by (dwell, due dates): the data's own. The built-in sandbox's world runs
+ * fast on a simulated clock, and its dates (a KPI's expected report date) are in that world's time.
+ */
+export function dataClock(connection: Pick<ApiConnection, 'sandbox'>, now: () => Date): () => Date {
+  const { sandbox } = connection;
+  return sandbox ? () => sandbox.now() : now;
+}
+
 /** The built-in sandbox of a daemon running on this database, if it answers. */
 export async function runningSandbox(store: Store): Promise<string | undefined> {
   const { getMeta } = await import('../store/index.ts');

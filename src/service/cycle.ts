@@ -2,14 +2,32 @@
 // store loads what the planner needs, the planner decides (rules/plan.ts), the store applies the
 // plan in one transaction; once every page is in, the poll is marked. A failing source does not
 // stop the others. The daemon and `poll --once` both run it.
+import { noticeId } from '../core/alert-id.ts';
 import { describeError } from '../core/errors.ts';
+import type { Plan } from '../core/plan.ts';
 import type { Alert, PageMemory, SnapshotItem, SourceName } from '../core/types.ts';
-import type { Rule } from '../rules/index.ts';
+import type { HealthSettings, Rule } from '../rules/index.ts';
 import { SOURCES } from '../core/types.ts';
-import { plan } from '../rules/index.ts';
-import { errorStatus, fetchEvents, fetchKpis, fetchReports, fetchRuns, type FetchContext, type ResearchApi, type SourcePages } from '../sources/index.ts';
+import { eventTickerOf, plan, planTimers, unlessSources } from '../rules/index.ts';
+import {
+  errorStatus,
+  fetchBaskets,
+  fetchEdge,
+  fetchEvents,
+  fetchKpis,
+  fetchMarkets,
+  fetchRankings,
+  fetchReports,
+  fetchRuns,
+  fetchSimilar,
+  type FetchContext,
+  type ResearchApi,
+  type SourcePages,
+} from '../sources/index.ts';
 import {
   applyPlan,
+  dueTimers,
+  feedSnapshots,
   getSourceState,
   latestSnapshots,
   leadSource,
@@ -17,16 +35,21 @@ import {
   loadPlanInputs,
   markPollError,
   markPollSuccess,
+  polledFeeds,
   pruneSnapshots,
+  recordSourceHealth,
+  relatedSnapshots,
   reportCandidates,
   type Store,
 } from '../store/index.ts';
+import { isKeyRefused } from './health.ts';
 
 /**
  * The order of one cycle, written once: reports are chosen from the events' latest snapshots, so
- * they follow the events poll; the chains run side by side.
+ * they follow the events poll; the chains run side by side. The market-search sources read
+ * nothing of the others, one chain each.
  */
-export const POLL_ORDER: ReadonlyArray<readonly SourceName[]> = [['events', 'reports'], ['kpis'], ['runs']];
+export const POLL_ORDER: ReadonlyArray<readonly SourceName[]> = [['events', 'reports'], ['kpis'], ['runs'], ['edge'], ['rankings'], ['markets'], ['similar'], ['baskets']];
 
 /** Runs `poll` for every source in the cycle's order. */
 export async function inPollOrder(poll: (source: SourceName) => Promise<void>): Promise<void> {
@@ -42,6 +65,11 @@ const FETCHERS: Record<SourceName, (ctx: FetchContext) => SourcePages | Promise<
   kpis: fetchKpis,
   reports: fetchReports,
   runs: fetchRuns,
+  edge: fetchEdge,
+  rankings: fetchRankings,
+  markets: fetchMarkets,
+  similar: fetchSimilar,
+  baskets: fetchBaskets,
 };
 
 /** Sources whose first poll is a baseline; reports and runs judge each entity's first sighting instead. */
@@ -54,6 +82,8 @@ export interface IngestOptions {
   dryRun?: boolean;
   /** What the source learned with these items, stored in the same transaction. */
   remembered?: PageMemory;
+  /** A market-search feed the items are stored under, instead of the source (Plan.feed). */
+  feed?: string;
 }
 
 export interface IngestResult {
@@ -61,6 +91,40 @@ export interface IngestResult {
   alerts: Alert[];
   /** Entities whose snapshot changed (or appeared). */
   changed: number;
+}
+
+/** What of the stored state the rules of a source need beyond the snapshots and memory. */
+function needs(rules: readonly Rule[]): { timers: boolean; openOf: string[]; related: SourceName[] } {
+  return {
+    timers: rules.some((rule) => rule.forMs !== undefined || rule.trigger.type === 'overdue'),
+    openOf: rules.filter((rule) => rule.resolve).map((rule) => rule.name),
+    related: [...new Set(rules.flatMap(unlessSources))],
+  };
+}
+
+/** The same event's latest snapshots in the sources `unless` entries read, for the given entities. */
+async function relatedOf(store: Store, source: SourceName, entities: ReadonlyArray<{ key: string; data: Record<string, unknown> }>, sources: readonly SourceName[]) {
+  if (sources.length === 0 || entities.length === 0) return undefined;
+  const tickers = new Map<string, string>();
+  for (const { key, data } of entities) {
+    const ticker = eventTickerOf(source, key, data);
+    if (ticker !== undefined) tickers.set(key, ticker);
+  }
+  return relatedSnapshots(store, tickers, sources);
+}
+
+/** Whether applying a plan writes anything. */
+function writesAnything(planned: Plan, remembered: PageMemory): boolean {
+  return (
+    planned.snapshots.length > 0 ||
+    planned.alerts.length > 0 ||
+    (planned.timers?.length ?? 0) > 0 ||
+    (planned.clearedTimers?.length ?? 0) > 0 ||
+    (planned.resolutions?.length ?? 0) > 0 ||
+    (remembered.reportChecks?.length ?? 0) > 0 ||
+    (remembered.runStatuses?.length ?? 0) > 0 ||
+    (remembered.polledFeeds?.length ?? 0) > 0
+  );
 }
 
 /** One page: load what the planner needs, plan, apply. `rules` are those of `source`. */
@@ -72,22 +136,45 @@ export async function ingestItems(
   now: Date,
   options: IngestOptions,
 ): Promise<IngestResult> {
+  const need = needs(rules);
+  const judging = !options.baseline && rules.length > 0;
   const planned = plan({
     source,
+    ...(options.feed === undefined ? {} : { feed: options.feed }),
     items,
     rules,
     now,
     baseline: options.baseline,
+    related: judging ? await relatedOf(store, source, items, need.related) : undefined,
     // Not kept in a variable: the stored snapshots (text) can be collected while the plan is applied.
-    ...(await loadPlanInputs(store, source, items.map((item) => item.key), { memory: !options.baseline && rules.length > 0 })),
+    ...(await loadPlanInputs(store, options.feed ?? source, items.map((item) => item.key), { memory: judging, timers: need.timers, openOf: judging ? need.openOf : [] })),
   });
   const alerts = planned.alerts.map(({ alert }) => alert);
   const changed = planned.snapshots.length;
   const remembered = options.remembered ?? {};
-  const nothingLearned = !remembered.reportChecks?.length && !remembered.runStatuses?.length;
-  if (options.dryRun || (changed === 0 && nothingLearned)) return { alerts, changed };
+  if (options.dryRun || !writesAnything(planned, remembered)) return { alerts, changed };
   const stored = await applyPlan(store, planned, remembered);
   return { alerts: alerts.filter((alert) => stored.has(alert.id)), changed };
+}
+
+/**
+ * The source's timers whose time has come (dwells complete, due dates passed), judged on each
+ * entity's latest stored snapshot, whether or not this poll changed it. Only the due timers are
+ * read, by the due-time index. Returns the alerts stored now (dry run: that would be).
+ */
+export async function evaluateTimers(store: Store, source: SourceName, rules: readonly Rule[], now: Date, options: { dryRun?: boolean } = {}): Promise<Alert[]> {
+  const need = needs(rules);
+  if (!need.timers) return [];
+  const due = await dueTimers(store, source, now);
+  if (due.length === 0) return [];
+  const keys = [...new Set(due.map((timer) => timer.key))];
+  const inputs = await loadPlanInputs(store, source, keys, { memory: true, openOf: need.openOf });
+  const entities = [...inputs.previous].map(([key, stored]) => ({ key, data: JSON.parse(stored.text) as Record<string, unknown> }));
+  const planned = planTimers({ source, due, latest: inputs.previous, memory: inputs.memory, open: inputs.open, related: await relatedOf(store, source, entities, need.related), rules, now });
+  const alerts = planned.alerts.map(({ alert }) => alert);
+  if (options.dryRun) return alerts;
+  const stored = await applyPlan(store, planned);
+  return alerts.filter((alert) => stored.has(alert.id));
 }
 
 export interface PollSourcesOptions {
@@ -100,6 +187,8 @@ export interface PollSourcesOptions {
   /** Which sources to poll; default all. */
   sources?: readonly SourceName[];
   snapshotRetentionMs?: number;
+  /** Source health notices (a rule file's `health`). */
+  health?: HealthSettings;
   /** `status`: the HTTP status of the API's answer that failed the poll, when there was one. */
   onPoll?: (event: { source: SourceName; ok: boolean; durationMs: number; error?: string; status?: number; result?: PollResult }) => void;
 }
@@ -115,6 +204,8 @@ export interface PollResult {
   ledElsewhere?: boolean;
   /** The source's first poll: it stored what it saw and fired nothing. */
   baseline?: boolean;
+  /** What the poll reports that is no failure (market-search data not synced yet, a query over its page budget). */
+  notices: string[];
 }
 
 export interface SourceFailure {
@@ -134,6 +225,8 @@ function storedState(store: Store): FetchContext['stored'] {
     latestSnapshots: (source, keys) => latestSnapshots(store, source, keys),
     reportCandidates: () => reportCandidates(store),
     processingRuns: () => listRuns(store, { status: 'processing' }),
+    feedSnapshots: (feed) => feedSnapshots(store, feed),
+    polledFeeds: (feeds) => polledFeeds(store, feeds),
   };
 }
 
@@ -144,11 +237,11 @@ function storedState(store: Store): FetchContext['stored'] {
 async function pollSource(source: SourceName, options: PollSourcesOptions): Promise<PollResult> {
   const { store, dryRun = false } = options;
   // One poller per source among the processes sharing the database (a dry run writes nothing).
-  if (!dryRun && !(await leadSource(store, source, options.now()))) return { source, alerts: [], changed: 0, skipped: true, ledElsewhere: true };
+  if (!dryRun && !(await leadSource(store, source, options.now()))) return { source, alerts: [], changed: 0, notices: [], skipped: true, ledElsewhere: true };
   const state = await getSourceState(store, source);
   const baseline = BASELINE_SOURCES.has(source) && !state?.baseline_at;
   const rules = options.rules.filter((rule) => rule.source === source);
-  const result: PollResult = { source, alerts: [], changed: 0, ...(BASELINE_SOURCES.has(source) ? { baseline } : {}) };
+  const result: PollResult = { source, alerts: [], changed: 0, notices: [], ...(BASELINE_SOURCES.has(source) ? { baseline } : {}) };
   const pages = await FETCHERS[source]({
     api: options.api,
     rules,
@@ -160,14 +253,28 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
   });
   if (pages === 'idle') return { ...result, skipped: true };
   let watermark: string | null | undefined;
-  for await (const { items, watermark: pageWatermark, ...remembered } of pages) {
-    const ingested = await ingestItems(store, source, items, rules, options.now(), { baseline, dryRun, remembered });
+  for await (const { items, watermark: pageWatermark, feed, notices, ...remembered } of pages) {
+    const ingested = await ingestItems(store, source, items, feed?.rules ?? rules, options.now(), {
+      baseline,
+      dryRun,
+      remembered,
+      ...(feed?.key === undefined ? {} : { feed: feed.key }),
+    });
+    result.notices.push(...(notices ?? []));
     result.alerts.push(...ingested.alerts);
     result.changed += ingested.changed;
     if (pageWatermark !== undefined) watermark = pageWatermark;
   }
+  // Time-driven rules are judged at every poll of the source, after its pages are in.
+  if (!baseline) result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun })));
   if (!dryRun) await markPollSuccess(store, source, options.now(), watermark === undefined ? {} : { watermark });
   return result;
+}
+
+/** One health notice per change (degraded, then recovered), to the channels of `health`. */
+async function noteHealth(options: PollSourcesOptions, source: SourceName, status: 'degraded' | 'recovered', error: string | null): Promise<void> {
+  const channels = options.health?.notify ?? [];
+  await recordSourceHealth(options.store, { source, status, error, channels, noticeId: (cause) => noticeId(`${source}\u0000${cause}`) }, options.now());
 }
 
 export async function pollSources(options: PollSourcesOptions): Promise<PollSourcesReport> {
@@ -181,19 +288,22 @@ export async function pollSources(options: PollSourcesOptions): Promise<PollSour
       const result = await pollSource(source, options);
       report.results.push(result);
       report.alerts.push(...result.alerts);
+      if (options.health && !options.dryRun && !result.skipped) await noteHealth(options, source, 'recovered', null);
       options.onPoll?.({ source, ok: true, durationMs: Date.now() - started, result });
     } catch (error) {
       let message = describeError(error);
+      const status = errorStatus(error);
       if (!options.dryRun) {
         try {
-          await markPollError(options.store, source, options.now(), message);
+          const failures = await markPollError(options.store, source, options.now(), message);
+          // After `after` failed polls in a row, or at once when the API refuses the key.
+          if (options.health && (failures >= options.health.after || isKeyRefused(status))) await noteHealth(options, source, 'degraded', message);
         } catch (recordError) {
           // The database itself is failing (locked, disk full): the failure is still reported.
           message += ` (not recorded: ${describeError(recordError)})`;
         }
       }
       report.failures.push({ source, error: message });
-      const status = errorStatus(error);
       options.onPoll?.({ source, ok: false, durationMs: Date.now() - started, error: message, ...(status === undefined ? {} : { status }) });
     }
   };

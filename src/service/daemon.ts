@@ -5,8 +5,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
-import { SOURCES, type SourceName } from '../core/types.ts';
+import { isMarketSource, SOURCES, type MarketSourceName, type SourceName } from '../core/types.ts';
 import {
+  activeSilences,
   checkDatabase,
   describeStore,
   giveUpLeadership,
@@ -18,11 +19,12 @@ import {
   setMeta,
   type Store,
 } from '../store/index.ts';
-import { connectApi, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
+import { connectApi, dataClock, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import { pollSources, type PollSourcesOptions } from './cycle.ts';
 import { watchDatabase, type DatabaseWatch } from './database-watch.ts';
 import { deliverNow } from './deliver.ts';
+import { createExplainer } from './explain.ts';
 import { assessHealth, isKeyRefused, type HealthReport, type SourceStatus } from './health.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -32,9 +34,27 @@ import { startSchedule, type Schedule } from './schedule.ts';
 import { createStatusApi, type StatusApi } from './status-api.ts';
 import { readAsset, STATUS_PAGE_HTML } from './status-page.ts';
 
-export const DEFAULT_POLL_INTERVALS: Readonly<Record<SourceName, number>> = { events: 300_000, kpis: 300_000, reports: 3_600_000, runs: 30_000 };
-/** The built-in sandbox's clock runs fast, so it is polled every few seconds. */
-export const SANDBOX_POLL_INTERVALS: Readonly<Record<SourceName, number>> = { events: 5_000, kpis: 5_000, reports: 10_000, runs: 5_000 };
+/** The market-search data refreshes nightly: hourly polls see a refresh within the hour. */
+const MARKETS_INTERVAL = 3_600_000;
+export const DEFAULT_POLL_INTERVALS: Readonly<Record<SourceName, number>> = {
+  events: 300_000,
+  kpis: 300_000,
+  reports: 3_600_000,
+  runs: 30_000,
+  ...marketIntervals(MARKETS_INTERVAL),
+};
+/** The built-in sandbox's clock runs fast (its market data refreshes every 15 s), so it is polled every few seconds. */
+export const SANDBOX_POLL_INTERVALS: Readonly<Record<SourceName, number>> = { events: 5_000, kpis: 5_000, reports: 10_000, runs: 5_000, ...marketIntervals(5_000) };
+
+/** One interval for every market-search source (EDGEWATCH_POLL_MARKETS). */
+function marketIntervals(ms: number): Record<MarketSourceName, number> {
+  return { edge: ms, rankings: ms, markets: ms, similar: ms, baskets: ms };
+}
+
+/** The interval the environment sets for a source, if it does. */
+function configuredInterval(config: Config, source: SourceName): number | undefined {
+  return isMarketSource(source) ? config.pollIntervals.markets : config.pollIntervals[source];
+}
 const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** A URL as it may be shown: user and password taken out. */
@@ -199,13 +219,15 @@ async function poll({ config, log, now, store, connection, rules, metrics, datab
     store,
     api: connection.api,
     rules: ruleSet.rules,
-    now,
+    now: dataClock(connection, now),
     reportsBudget: config.reportsBudget,
     sources: [source],
+    ...(ruleSet.health ? { health: ruleSet.health } : {}),
     onPoll: (event) => {
       recordPoll(status, event, now());
       if (event.result?.ledElsewhere) return log.debug({ source }, 'polled by another process, which leads it');
       metrics.pollDone(source, event.ok, event.durationMs);
+      for (const notice of event.result?.notices ?? []) log.warn({ source }, notice);
       if (event.ok) log.debug({ source, ms: event.durationMs, changed: event.result?.changed, alerts: event.result?.alerts.length, idle: status.idle }, 'polled');
       // A refused key fails every poll until it is changed: an error, saying what to fix.
       else if (isKeyRefused(event.status)) log.error({ source, status: event.status, error: event.error }, `poll of ${source} failed: the API refused the key (HTTP ${event.status}): check EDGEWATCH_API_KEY`);
@@ -225,10 +247,12 @@ async function poll({ config, log, now, store, connection, rules, metrics, datab
 
 
 /** One delivery pass with the running rules, recorded in the metrics and the log. */
-async function deliver({ config, log, now, store, rules, metrics, database }: Wiring, busyChannels: Set<string>, stopped: () => boolean): Promise<void> {
+async function deliver({ config, log, now, store, rules, metrics, connection, database }: Wiring, busyChannels: Set<string>, stopped: () => boolean): Promise<void> {
   if (!database.status().ok) return;
+  const explain = createExplainer({ api: connection.api, store, rules: rules.ruleSet.rules, templates: rules.templates, dailyLimit: config.agentDailyLimit, now, log });
   const report = await deliverNow(store, config, rules.ruleSet, rules.send, {
     now,
+    explain,
     busyChannels,
     stopping: stopped,
     onOutcome: (event) => {
@@ -250,6 +274,8 @@ function statusApi({ config, now, store, connection, rules }: Wiring, health: ()
     health,
     rules: () => ({ rules: rules.ruleSet.rules, loadedAt: rules.status.loadedAt, problems: rules.status.problems, lastReload: rules.status.lastReload }),
     apiDescription: connection.sandbox ? `built-in sandbox at ${connection.sandbox.url}` : withoutCredentials(config.apiUrl ?? ''),
+    activeSilences: async () =>
+      (await activeSilences(store, now())).map(({ id, matchers, starts_at, ends_at, comment, created_by }) => ({ id, matchers: { ...matchers }, starts_at, ends_at, comment, created_by })),
   });
 }
 
@@ -287,7 +313,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
     await setMeta(store, SANDBOX_URL_KEY, connection.sandbox?.url);
     const wiring: Wiring = { config, log, now, store, connection, rules, metrics, database };
     const intervals = { ...(connection.sandbox ? SANDBOX_POLL_INTERVALS : DEFAULT_POLL_INTERVALS) };
-    for (const source of SOURCES) intervals[source] = config.pollIntervals[source] ?? intervals[source];
+    for (const source of SOURCES) intervals[source] = configuredInterval(config, source) ?? intervals[source];
 
     const sources = await sourceStatuses(store, intervals);
     const health = () =>

@@ -1,7 +1,7 @@
 // One delivery pass, shared by the daemon, `poll --once` and `digest --flush`: the digest batches
 // whose time has come are closed, then everything due is sent.
 import type { Config } from '../config.ts';
-import { closeDueBatches, deliverDue, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/index.ts';
+import { closeDueBatches, deliverDue, silenceUnsent, type DeliverOptions, type DeliverReport, type SendToChannel } from '../notify/index.ts';
 import type { RuleSet } from '../rules/index.ts';
 import type { Store } from '../store/index.ts';
 import { GROUPING_KINDS } from './senders.ts';
@@ -15,6 +15,8 @@ export interface DeliverNowOptions {
   stopping?: DeliverOptions['stopping'];
   /** The clock of the pass: which digests and retries are due, and the send times. */
   now?: () => Date;
+  /** Asks the agent before an alert's first delivery (rules with `explain`): see createExplainer. */
+  explain?: DeliverOptions['explain'];
 }
 
 /** `send` comes from createChannelSender, built once per rule set rather than per pass. */
@@ -26,6 +28,8 @@ export async function deliverNow(
   options: DeliverNowOptions = {},
 ): Promise<DeliverReport> {
   const now = options.now ?? (() => new Date());
+  // Silences first: a silence made since the last pass mutes what has not been sent yet.
+  await silenceUnsent(store, now());
   await closeDueBatches(store, new Map(ruleSet.rules.map((rule) => [rule.name, rule])), now(), options);
   return deliverDue(store, {
     channels: ruleSet.channels,
@@ -37,5 +41,6 @@ export async function deliverNow(
     onOutcome: options.onOutcome,
     busyChannels: options.busyChannels,
     stopping: options.stopping,
+    explain: options.explain,
   });
 }

@@ -3,9 +3,10 @@ import type { Config } from '../config.ts';
 import { SOURCES } from '../core/types.ts';
 import { formatProblem } from '../rules/index.ts';
 import { consoleLine } from '../render/index.ts';
-import { connectApi, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
+import { connectApi, dataClock, openConfiguredStore, requireRulesAndTemplates } from './app.ts';
 import { pollSources } from './cycle.ts';
 import { deliverNow } from './deliver.ts';
+import { createExplainer } from './explain.ts';
 import { createChannelSender } from './senders.ts';
 
 export interface PollOnceOptions {
@@ -30,12 +31,14 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       store,
       api: connection.api,
       rules: ruleSet.rules,
-      now: () => new Date(),
+      now: dataClock(connection, () => new Date()),
       dryRun: options.dryRun,
       reportsBudget: config.reportsBudget,
       snapshotRetentionMs: config.snapshotRetentionMs,
+      ...(ruleSet.health ? { health: ruleSet.health } : {}),
     });
     for (const failure of report.failures) options.err(`edgewatch poll: source ${failure.source} failed: ${failure.error}`);
+    for (const notice of report.results.flatMap((result) => result.notices)) options.err(`edgewatch poll: ${notice}`);
     const elsewhere = report.results.filter((result) => result.ledElsewhere).map((result) => result.source);
     if (elsewhere.length > 0) options.err(`edgewatch poll: ${elsewhere.join(', ')}: polled by another process sharing the database (it leads them), not here`);
     const baselines = SOURCES.filter((source) => report.results.some((result) => result.source === source && result.baseline));
@@ -49,7 +52,8 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       return report.failures.length > 0 ? 1 : 0;
     }
     const send = createChannelSender({ config, templates, rules: ruleSet.rules, out: options.out });
-    const delivery = await deliverNow(store, config, ruleSet, send);
+    const explain = createExplainer({ api: connection.api, store, rules: ruleSet.rules, templates, dailyLimit: config.agentDailyLimit, now: () => new Date() });
+    const delivery = await deliverNow(store, config, ruleSet, send, { explain });
     return report.failures.length > 0 || delivery.dead > 0 ? 1 : 0;
   } finally {
     await connection.close();

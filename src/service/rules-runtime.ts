@@ -4,7 +4,8 @@ import { watch, type FSWatcher } from 'node:fs';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import type { SendToChannel } from '../notify/index.ts';
-import { formatProblem, type RuleSet } from '../rules/index.ts';
+import type { TemplateSet } from '../render/index.ts';
+import { formatProblem, formatWarning, type RuleSet } from '../rules/index.ts';
 import { loadRulesAndTemplates, type LoadedRules } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import type { RulesStatus } from './health.ts';
@@ -23,6 +24,8 @@ export interface RulesRuntime {
   readonly ruleSet: RuleSet;
   /** Built with each rule set, so that delivery passes reuse the channels' clients. */
   readonly send: SendToChannel;
+  /** The templates loaded with the rule set. */
+  readonly templates: TemplateSet;
   readonly status: RulesStatus;
   /** Reads the files again; the new set replaces the running one only when it has no problem. */
   reload(): Promise<void>;
@@ -52,7 +55,9 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
   const listeners: Array<(ok: boolean) => void> = [];
   const senderFor = ({ ruleSet, templates }: LoadedRules): SendToChannel => createChannelSender({ config, templates, rules: ruleSet.rules, out, now });
   let ruleSet = first.loaded.ruleSet;
+  let templates = first.loaded.templates;
   let send = senderFor(first.loaded);
+  for (const warning of ruleSet.warnings) log.warn(formatWarning(warning));
   let status: RulesStatus = {
     failedAtStart: first.problems.length > 0,
     problems: first.problems,
@@ -72,7 +77,9 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
       status = { ...status, lastReload: { at, ok: false, problems } };
     } else {
       ruleSet = loaded.ruleSet;
+      templates = loaded.templates;
       send = senderFor(loaded);
+      for (const warning of ruleSet.warnings) log.warn(formatWarning(warning));
       status = { failedAtStart: false, problems: [], loadedAt: at, rules: ruleSet.rules.length, channels: ruleSet.channels.size, lastReload: { at, ok: true, problems: [] } };
       log.info({ reload: 'ok', rules: ruleSet.rules.length, channels: ruleSet.channels.size }, `rules reloaded: ${ruleSet.rules.length} rules, ${ruleSet.channels.size} channels`);
     }
@@ -108,6 +115,9 @@ export async function startRulesRuntime(options: RulesRuntimeOptions): Promise<R
     },
     get send() {
       return send;
+    },
+    get templates() {
+      return templates;
     },
     get status() {
       return status;

@@ -1,11 +1,17 @@
 // events: newest captured first, stopping at what was already seen (the watermark, with overlap).
-import type { SnapshotItem } from '../core/types.ts';
+import type { Snapshot, SnapshotItem } from '../core/types.ts';
 import { readAhead } from './read-ahead.ts';
 import type { FetchContext, SourcePage } from './types.ts';
 
 /** Re-read this far behind the watermark, for snapshots published a little late; unchanged rows cost nothing. */
 export const WATERMARK_OVERLAP_MS = 5 * 60_000;
 const PAGE_SIZE = 200;
+
+/** An events snapshot: the API's row (a list row, or a history row for `backtest`) plus `abs_edge_pp`. */
+export function eventSnapshot(row: Record<string, unknown>): Snapshot {
+  const edge = row.edge_pp;
+  return { ...row, abs_edge_pp: typeof edge === 'number' ? Math.abs(edge) : null };
+}
 
 export async function* fetchEvents(ctx: FetchContext): AsyncGenerator<SourcePage> {
   const watermarkMs = ctx.watermark ? Date.parse(ctx.watermark) : undefined;
@@ -29,8 +35,7 @@ export async function* fetchEvents(ctx: FetchContext): AsyncGenerator<SourcePage
         newestMs = capturedMs;
         newest = row.captured_at;
       }
-      const edge = row.edge_pp;
-      items.push({ key: row.event_ticker, data: { ...row, abs_edge_pp: typeof edge === 'number' ? Math.abs(edge) : null } });
+      items.push({ key: row.event_ticker, data: eventSnapshot(row) });
     }
     // The watermark moves only once every page down to the old watermark is stored (the cycle
     // records the last page's at the poll's success).

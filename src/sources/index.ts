@@ -1,6 +1,12 @@
-export { fetchEvents, WATERMARK_OVERLAP_MS } from './events.ts';
+export { eventSnapshot, fetchEvents, WATERMARK_OVERLAP_MS } from './events.ts';
 export { fetchKpis } from './kpis.ts';
 export { fetchReports } from './reports.ts';
 export { fetchRuns, runSnapshot } from './runs.ts';
+export { fetchEdge } from './edge.ts';
+export { fetchRankings } from './rankings.ts';
+export { fetchMarkets } from './markets.ts';
+export { fetchSimilar } from './similar.ts';
+export { fetchBaskets, basketSnapshot } from './baskets.ts';
+export { feedKey, FeedsFailed } from './feeds.ts';
 export { errorCode, errorStatus } from './types.ts';
-export type { FetchContext, Page, ProcessingRuns, ReportCandidates, ResearchApi, SnapshotReader, SourcePage, SourcePages } from './types.ts';
+export type { Feed, FeedState, FetchContext, Page, ProcessingRuns, ReportCandidates, ResearchApi, SnapshotReader, SourcePage, SourcePages } from './types.ts';

@@ -18,6 +18,36 @@ export interface ResearchApi {
   startGeneration(venue: string, key: string): Promise<Row & { run_id: string; status: string; event_ticker: string; venue: string }>;
   kpiPages(params?: { status?: 'all' | 'active' | 'settled' | 'reported'; limit?: number }): AsyncIterable<Page<Row & { id: string }>>;
   kpi(eventId: string): Promise<Row>;
+  // The market-search endpoints take a rule's query as written (parse.ts checks it against the
+  // client's own parameter schemas).
+  edge(tickers: readonly string[]): Promise<{ data: Array<Row & { input_ticker: string }> }>;
+  marketsWithEdgePages(query: Query): AsyncIterable<Page<Row & { event_ticker: string }> & { hasMore: boolean }>;
+  marketPages(query: Query): AsyncIterable<Page<Row & { market_ticker: string }> & { hasMore: boolean }>;
+  similarMarkets(query: Query): Promise<{ data: Array<Row & { market_ticker: string }> }>;
+  clusterPeers(marketTicker: string, query: Query): Promise<{ data: Array<Row & { market_ticker: string }> }>;
+  basketBacktest(body: BasketBacktestRequest): Promise<Row & { summary: Row }>;
+  basketValidate(body: BasketValidateRequest): Promise<Row & { warnings: string[]; calendar_clashes: unknown[]; duplicate_underliers: unknown[] }>;
+}
+
+/** A rule's `query`: the endpoint's parameters, as written. */
+type Query = Readonly<Record<string, unknown>>;
+
+interface BasketLegRequest {
+  market_ticker: string;
+  side?: 'yes' | 'no';
+  stake_usd: number;
+}
+
+export interface BasketBacktestRequest {
+  market_tickers: string[];
+  weights?: number[];
+  timeframe?: '1w' | '1m' | '3m' | '6m' | '1y';
+}
+
+export interface BasketValidateRequest {
+  legs: BasketLegRequest[];
+  bankroll_usd?: number;
+  max_pairwise_correlation?: number;
 }
 
 /** kpis: the stored snapshots of rows with an actual, to carry their `detail` forward. */
@@ -35,13 +65,19 @@ export interface ProcessingRuns {
   processingRuns(): Promise<Array<{ run_id: string; event_key: string; status: string }>>;
 }
 
+/** Market-search sources: what each feed stored, and which feeds completed a poll (no baseline any more). */
+export interface FeedState {
+  feedSnapshots(feed: string): Promise<Map<string, Snapshot>>;
+  polledFeeds(feeds: readonly string[]): Promise<Set<string>>;
+}
+
 export interface FetchContext {
   api: ResearchApi;
   /** The rules of the source being polled. */
   rules: readonly Rule[];
   now: () => Date;
   /** What the source reads of stored state. */
-  stored: SnapshotReader & ReportCandidates & ProcessingRuns;
+  stored: SnapshotReader & ReportCandidates & ProcessingRuns & FeedState;
   /** The source's first poll (events, kpis): it stores what it sees and fires nothing. */
   baseline: boolean;
   /** events: the newest captured_at of the last complete poll. */
@@ -50,11 +86,25 @@ export interface FetchContext {
   reportsBudget: number;
 }
 
+/**
+ * Market-search sources: the share of a poll that one query, watchlist or basket makes, judged by
+ * the rules that name it.
+ */
+export interface Feed {
+  /** Where its entities are stored (Plan.feed); undefined: under the source. */
+  key?: string;
+  rules: readonly Rule[];
+}
+
 /** One page of a source's poll: its snapshots, and what the source learned with them. */
 export interface SourcePage extends PageMemory {
   items: SnapshotItem[];
   /** events: the watermark once every page of this poll is stored (the newest captured_at so far). */
   watermark?: string | null;
+  /** Market-search sources: the feed these items belong to; without one, the source's rules judge them. */
+  feed?: Feed;
+  /** What the poll should report that is no failure (data not synced yet, a query over its page budget). */
+  notices?: string[];
 }
 
 /** A source's pages; `idle` when it has nothing to poll (reports with no rule, runs with none processing). */

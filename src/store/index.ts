@@ -16,10 +16,18 @@ export {
   lastFiredByRule,
   getMeta,
   setMeta,
+  recordSourceHealth,
+  takeAgentQuestion,
+  saveExplanation,
+  insertSilence,
+  activeSilences,
+  silencesEndingAfter,
+  expireSilence,
 } from './repositories.ts';
 export type { AlertFilter, AlertListing } from './repositories.ts';
 export { alertsOnEntity, entityCounts, entityHistory, entityRuleStates, getEntity } from './entities.ts';
 export type { StoredVersion } from './entities.ts';
-export { applyPlan, latestSnapshots, loadPlanInputs, pruneSnapshots } from './snapshots.ts';
-export { claimSends, closeDigestBatch, digestAlerts, dueSends, openDigestBatches, outboxDepth, settleSends } from './outbox.ts';
-export type { OpenBatch, Send, Settlement } from './outbox.ts';
+export { applyPlan, dueTimers, feedSnapshots, latestSnapshots, loadPlanInputs, pendingDwell, polledFeeds, pruneSnapshots, relatedSnapshots } from './snapshots.ts';
+export type { PlanInputOptions, PlanInputs } from './snapshots.ts';
+export { claimSends, closeDigestBatch, digestAlerts, dueSends, markSilenced, openDigestBatches, outboxDepth, settleSends, unsentDeliveries } from './outbox.ts';
+export type { AlertDelivery, OpenBatch, Send, Settlement, UnsentDelivery } from './outbox.ts';

@@ -4,8 +4,8 @@
 // it both, and a crash in between leaves it pending: sent again, with the same id, once its lease
 // has run out (on SQLite, whose processes share one machine, at once when its process is gone).
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { Alert } from '../core/types.ts';
-import { compiledOnce, inWriteTransaction, onPostgres } from './batch.ts';
+import type { Alert, Change, MessageRef, Notice, Snapshot, SourceName } from '../core/types.ts';
+import { chunked, compiledOnce, inWriteTransaction, onPostgres } from './batch.ts';
 import { describeStore, queryBuilder, type Store } from './connection.ts';
 import type { AlertsTable, Database } from './schema.ts';
 
@@ -19,25 +19,43 @@ interface SendState {
   nextAttemptAt: string;
 }
 
-/** What the outbox may send: one alert's delivery to a channel, or a closed digest batch. */
-export type Send = SendState & ({ kind: 'delivery'; id: number; alert: Alert } | { kind: 'digest'; id: string; rule: string; createdAt: string });
+/** The alert's own delivery to the channel of a resolved notice: the notice goes once it was delivered. */
+export interface AlertDelivery {
+  status: string;
+  ref: MessageRef | null;
+}
+
+/**
+ * What the outbox may send: one alert's delivery to a channel (with the Slack message of its
+ * thread, for generation runs), a closed digest batch, or a notice (an alert resolved, a source's
+ * health).
+ */
+export type Send = SendState &
+  (
+    | { kind: 'delivery'; id: number; alert: Alert; threadRef?: MessageRef }
+    | { kind: 'digest'; id: string; rule: string; createdAt: string }
+    | { kind: 'notice'; id: string; notice: Notice; alertDelivery?: AlertDelivery }
+  );
 
 /** How a send ended: `pending` again (a retry at `nextAttemptAt`), delivered or dead. */
 export interface Settlement {
   send: Send;
   status: 'pending' | 'delivered' | 'dead';
+  /** Where the message is (Slack), kept with the delivery to update it or reply to it later. */
+  ref?: MessageRef;
   nextAttemptAt: string | null;
   error: string | null;
   deliveredAt: string | null;
   durationMs: number;
 }
 
-
 /** An alert as stored, with its snapshot's text as `current` (see withCurrent). */
-type AlertRow = Omit<AlertsTable, 'seq'> & { current: string | null };
+type AlertRow = Pick<AlertsTable, 'id' | 'rule' | 'severity' | 'source' | 'entity' | 'trigger' | 'fired_at' | 'summary' | 'changes' | 'explanation' | 'explained_at'> & {
+  current: string | null;
+};
 
 function rowToAlert(row: AlertRow): Alert {
-  return {
+  const alert: Alert = {
     id: row.id,
     rule: row.rule,
     severity: row.severity as Alert['severity'],
@@ -49,6 +67,9 @@ function rowToAlert(row: AlertRow): Alert {
     changes: JSON.parse(row.changes) as Alert['changes'],
     current: JSON.parse(row.current ?? '{}') as Alert['current'],
   };
+  // Asked (or given up): the answer or null; not yet asked: absent.
+  if (row.explained_at !== null) alert.explanation = row.explanation === null ? null : (JSON.parse(row.explanation) as Alert['explanation']);
+  return alert;
 }
 
 /**
@@ -58,9 +79,14 @@ function rowToAlert(row: AlertRow): Alert {
 function alertsWithCurrent(db: Kysely<Database>) {
   return db
     .selectFrom('alerts as a')
-    .leftJoin('entities as cur_e', (join) => join.onRef('cur_e.source', '=', 'a.source').onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'))
-    .leftJoin('snapshots as cur_s', (join) => join.onRef('cur_s.source', '=', 'a.source').onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'))
-    .select(['a.id', 'a.rule', 'a.severity', 'a.source', 'a.entity', 'a.trigger', 'a.fired_at', 'a.summary', 'a.changes'])
+    // The snapshot is stored under the alert's feed (a market-search query's) or its source.
+    .leftJoin('entities as cur_e', (join) =>
+      join.on((eb) => eb(eb.fn.coalesce('a.feed', 'a.source'), '=', eb.ref('cur_e.source'))).onRef('cur_e.entity_key', '=', 'a.entity').onRef('cur_e.seq', '=', 'a.seq'),
+    )
+    .leftJoin('snapshots as cur_s', (join) =>
+      join.on((eb) => eb(eb.fn.coalesce('a.feed', 'a.source'), '=', eb.ref('cur_s.source'))).onRef('cur_s.entity_key', '=', 'a.entity').onRef('cur_s.seq', '=', 'a.seq'),
+    )
+    .select(['a.id', 'a.rule', 'a.severity', 'a.source', 'a.entity', 'a.trigger', 'a.fired_at', 'a.summary', 'a.changes', 'a.explanation', 'a.explained_at'])
     .select((eb) => eb.fn.coalesce('cur_e.data', 'cur_s.data').as('current'));
 }
 
@@ -84,9 +110,11 @@ function isDue(send: SendState, nowIso: string, sameMachine: boolean): boolean {
   return sameMachine && send.claimedBy !== process.pid && !isAlive(send.claimedBy);
 }
 
+type OutboxTable = 'deliveries' | 'digests' | 'notices';
+
 /** The same judgement in SQL, but for the processes gone (claims re-read it under their row locks). */
 function dueInSql(nowIso: string) {
-  return (eb: ExpressionBuilder<Database, 'deliveries' | 'digests'>) =>
+  return (eb: ExpressionBuilder<Database, OutboxTable>) =>
     eb.or([
       eb.and([eb('claimed_by', 'is', null), eb('next_attempt_at', '<=', nowIso)]),
       eb(eb.fn.coalesce('claimed_until', 'next_attempt_at'), '<=', nowIso),
@@ -114,17 +142,22 @@ export async function dueSends(store: Store, now: Date): Promise<Send[]> {
     .orderBy('next_attempt_at')
     .orderBy('id')
     .execute();
+  const threads = await runThreads(db, deliveries.filter((row) => row.source === 'runs'));
   const sends = [
-    ...deliveries.map((row): Send => ({
-      kind: 'delivery',
-      id: row.delivery_id,
-      channel: row.channel,
-      attempts: row.attempts,
-      claimedBy: row.claimed_by,
-      claimedUntil: row.claimed_until,
-      nextAttemptAt: row.next_attempt_at ?? nowIso,
-      alert: rowToAlert(row),
-    })),
+    ...deliveries.map((row): Send => {
+      const threadRef = threads.get(`${row.entity}\u0000${row.channel}`);
+      return {
+        kind: 'delivery',
+        id: row.delivery_id,
+        channel: row.channel,
+        attempts: row.attempts,
+        claimedBy: row.claimed_by,
+        claimedUntil: row.claimed_until,
+        nextAttemptAt: row.next_attempt_at ?? nowIso,
+        alert: rowToAlert(row),
+        ...(threadRef ? { threadRef } : {}),
+      };
+    }),
     ...digests.map((row): Send => ({
       kind: 'digest',
       id: row.id,
@@ -136,12 +169,97 @@ export async function dueSends(store: Store, now: Date): Promise<Send[]> {
       rule: row.rule,
       createdAt: row.created_at,
     })),
+    ...(await dueNotices(db, nowIso)),
   ];
   return sends.filter((send) => isDue(send, nowIso, sameMachine));
 }
 
+function parseRef(text: string | null): MessageRef | null {
+  return text === null ? null : (JSON.parse(text) as MessageRef);
+}
+
+/**
+ * The Slack message of each generation run's thread, by run and channel: the first of its notices
+ * posted to that channel. Later notices of the run update it and reply in its thread.
+ */
+async function runThreads(db: Kysely<Database>, rows: ReadonlyArray<{ entity: string; channel: string }>): Promise<Map<string, MessageRef>> {
+  const threads = new Map<string, MessageRef>();
+  for (const slice of chunked([...new Set(rows.map((row) => row.entity))])) {
+    const posted = await db
+      .selectFrom('deliveries as d')
+      .innerJoin('alerts as a', 'a.id', 'd.alert_id')
+      .select(['a.entity', 'd.channel', 'd.message_ref'])
+      .where('a.source', '=', 'runs')
+      .where('a.entity', 'in', slice)
+      .where('d.message_ref', 'is not', null)
+      .orderBy('d.id')
+      .execute();
+    for (const row of posted) {
+      const key = `${row.entity}\u0000${row.channel}`;
+      if (!threads.has(key)) threads.set(key, parseRef(row.message_ref)!);
+    }
+  }
+  return threads;
+}
+
+/** The notices due, each with what its message needs (a resolved one: the alert, its resolution, and the alert's delivery to that channel). */
+async function dueNotices(db: Kysely<Database>, nowIso: string): Promise<Send[]> {
+  const rows = await db
+    .selectFrom('notices')
+    .select(['id', 'notice_id', 'kind', 'alert_id', 'channel', 'body', 'attempts', 'claimed_by', 'claimed_until', 'next_attempt_at'])
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('next_attempt_at', '<=', nowIso), eb('claimed_by', 'is not', null)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .execute();
+  if (rows.length === 0) return [];
+  const alertIds = [...new Set(rows.flatMap((row) => (row.alert_id === null ? [] : [row.alert_id])))];
+  const alerts = new Map<string, Alert>();
+  const resolutions = new Map<string, { resolved_at: string; summary: string; changes: string; current: string | null }>();
+  const ownDeliveries = new Map<string, AlertDelivery>();
+  for (const slice of chunked(alertIds)) {
+    for (const row of await alertsWithCurrent(db).where('a.id', 'in', slice).execute()) alerts.set(row.id, rowToAlert(row));
+    const resolved = await db
+      .selectFrom('resolutions as r')
+      .innerJoin('alerts as a', 'a.id', 'r.alert_id')
+      .leftJoin('entities as e', (join) => join.onRef('e.source', '=', 'a.source').onRef('e.entity_key', '=', 'a.entity').onRef('e.seq', '=', 'r.seq'))
+      .leftJoin('snapshots as s', (join) => join.onRef('s.source', '=', 'a.source').onRef('s.entity_key', '=', 'a.entity').onRef('s.seq', '=', 'r.seq'))
+      .select(['r.alert_id', 'r.resolved_at', 'r.summary', 'r.changes'])
+      .select((eb) => eb.fn.coalesce('e.data', 's.data').as('current'))
+      .where('r.alert_id', 'in', slice)
+      .execute();
+    for (const row of resolved) resolutions.set(row.alert_id, row);
+    const own = await db.selectFrom('deliveries').select(['alert_id', 'channel', 'status', 'message_ref']).where('alert_id', 'in', slice).execute();
+    for (const row of own) ownDeliveries.set(`${row.alert_id}\u0000${row.channel}`, { status: row.status, ref: parseRef(row.message_ref) });
+  }
+  const sends: Send[] = [];
+  for (const row of rows) {
+    const state: SendState = { channel: row.channel, attempts: row.attempts, claimedBy: row.claimed_by, claimedUntil: row.claimed_until, nextAttemptAt: row.next_attempt_at ?? nowIso };
+    if (row.kind === 'health') {
+      const body = JSON.parse(row.body) as { source: SourceName; status: 'degraded' | 'recovered'; error: string | null; at: string };
+      sends.push({ ...state, kind: 'notice', id: row.id, notice: { kind: 'health', id: row.notice_id, ...body } });
+      continue;
+    }
+    const alert = row.alert_id === null ? undefined : alerts.get(row.alert_id);
+    const resolution = row.alert_id === null ? undefined : resolutions.get(row.alert_id);
+    if (!alert || !resolution) continue;
+    const notice: Notice = {
+      kind: 'resolved',
+      id: row.notice_id,
+      alert,
+      resolved_at: resolution.resolved_at,
+      summary: resolution.summary,
+      changes: JSON.parse(resolution.changes) as Change[],
+      current: JSON.parse(resolution.current ?? '{}') as Snapshot,
+    };
+    const alertDelivery = ownDeliveries.get(`${alert.id}\u0000${row.channel}`);
+    sends.push({ ...state, kind: 'notice', id: row.id, notice, ...(alertDelivery ? { alertDelivery } : {}) });
+  }
+  return sends;
+}
+
 /** One send claimed: its attempt counted, held by `owner` until `leaseUntil`; no row when another process moved it. */
-function claimStatement(table: 'deliveries' | 'digests') {
+function claimStatement(table: OutboxTable) {
   return compiledOnce<[id: number | string, attempts: number, at: string, leaseUntil: string, owner: number], { id: number | string }>((db, arg) =>
     db
       .updateTable(table)
@@ -157,7 +275,7 @@ function claimStatement(table: 'deliveries' | 'digests') {
  * One send settled: its outcome recorded and its claim released; unless it was claimed again
  * since (its lease ran out mid-send and another process took it), as the attempt count says.
  */
-function settleStatement(table: 'deliveries' | 'digests') {
+function settleStatement(table: OutboxTable) {
   return compiledOnce<
     [id: number | string, status: string, nextAttemptAt: string | null, error: string | null, deliveredAt: string | null, durationMs: number, attempts: number],
     never
@@ -181,7 +299,13 @@ function settleStatement(table: 'deliveries' | 'digests') {
 const STATEMENTS = {
   delivery: { claim: claimStatement('deliveries'), settle: settleStatement('deliveries') },
   digest: { claim: claimStatement('digests'), settle: settleStatement('digests') },
+  notice: { claim: claimStatement('notices'), settle: settleStatement('notices') },
 };
+
+/** Where a delivered Slack message is, kept with its delivery. */
+const keepMessageRef = compiledOnce<[id: number, ref: string], never>((db, arg) =>
+  db.updateTable('deliveries').set({ message_ref: arg<string>(1) }).where('id', '=', arg<number>(0)),
+);
 
 /**
  * Claims sends for `owner` (a pid) and counts their attempt, several in one transaction. A send
@@ -211,7 +335,7 @@ export async function claimSends(store: Store, sends: readonly Send[], now: Date
 async function claimLocked(db: Kysely<Database>, sends: readonly Send[], now: Date, claim: (trx: Kysely<Database>, send: Send) => Promise<boolean>): Promise<Send[]> {
   return inWriteTransaction(db, async (trx) => {
     const locked = new Set<number | string>();
-    for (const [kind, table] of [['delivery', 'deliveries'], ['digest', 'digests']] as const) {
+    for (const [kind, table] of [['delivery', 'deliveries'], ['digest', 'digests'], ['notice', 'notices']] as const) {
       const ids = sends.filter((send) => send.kind === kind).map((send) => send.id);
       if (ids.length === 0) continue;
       const rows = await trx
@@ -233,11 +357,12 @@ async function claimLocked(db: Kysely<Database>, sends: readonly Send[], now: Da
 
 /** Records how claimed sends ended, and releases their claims (several in one transaction). */
 export async function settleSends(store: Store, settlements: readonly Settlement[]): Promise<void> {
-  const settle = async (db: Kysely<Database>, { send, status, nextAttemptAt, error, deliveredAt, durationMs }: Settlement): Promise<void> => {
+  const settle = async (db: Kysely<Database>, { send, status, nextAttemptAt, error, deliveredAt, durationMs, ref }: Settlement): Promise<void> => {
     await STATEMENTS[send.kind].settle(db, send.id, status, nextAttemptAt, error, deliveredAt, durationMs, send.attempts + 1);
+    if (ref && send.kind === 'delivery') await keepMessageRef(db, send.id, JSON.stringify(ref));
   };
   const [only] = settlements;
-  if (settlements.length === 1 && only) return settle(queryBuilder(store), only);
+  if (settlements.length === 1 && only && !only.ref) return settle(queryBuilder(store), only);
   await inWriteTransaction(queryBuilder(store), async (trx) => {
     for (const settlement of settlements) await settle(trx, settlement);
   });
@@ -254,12 +379,46 @@ export async function digestAlerts(store: Store, digestId: string): Promise<Aler
   return rows.map(rowToAlert);
 }
 
-/** Deliveries and digests waiting to be sent (new or to be retried). */
+/** Deliveries, digests and notices waiting to be sent (new or to be retried). */
 export async function outboxDepth(store: Store): Promise<number> {
   const db = queryBuilder(store);
-  const count = async (table: 'deliveries' | 'digests'): Promise<number> =>
+  const count = async (table: OutboxTable): Promise<number> =>
     Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n);
-  return (await count('deliveries')) + (await count('digests'));
+  return (await count('deliveries')) + (await count('digests')) + (await count('notices'));
+}
+
+/** An alert delivery not attempted yet (waiting to be sent or in an open digest batch), which a silence may still mute. */
+export interface UnsentDelivery {
+  id: number;
+  alert: Pick<Alert, 'rule' | 'entity' | 'source' | 'fired_at'>;
+}
+
+export async function unsentDeliveries(store: Store): Promise<UnsentDelivery[]> {
+  const rows = await queryBuilder(store)
+    .selectFrom('deliveries as d')
+    .innerJoin('alerts as a', 'a.id', 'd.alert_id')
+    .select(['d.id', 'a.rule', 'a.entity', 'a.source', 'a.fired_at'])
+    .where('d.attempts', '=', 0)
+    .where((eb) => eb.or([eb('d.status', '=', 'pending'), eb.and([eb('d.status', '=', 'digest'), eb('d.digest_id', 'is', null)])]))
+    .execute();
+  return rows.map((row) => ({ id: row.id, alert: { rule: row.rule, entity: row.entity, source: row.source as SourceName, fired_at: row.fired_at } }));
+}
+
+/** Marks deliveries `silenced`: stored, never sent. Only those still unsent. */
+export async function markSilenced(store: Store, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await inWriteTransaction(queryBuilder(store), async (trx) => {
+    for (const slice of chunked(ids)) {
+      await trx
+        .updateTable('deliveries')
+        .set({ status: 'silenced', next_attempt_at: null })
+        .where('id', 'in', slice)
+        .where('attempts', '=', 0)
+        .where('status', 'in', ['pending', 'digest'])
+        .where('digest_id', 'is', null)
+        .execute();
+    }
+  });
 }
 
 /** An open batch: alerts of one rule waiting, for one channel, for their digest's time. */

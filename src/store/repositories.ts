@@ -1,9 +1,10 @@
 // Repository functions: source state, report candidates, runs, alert listings, meta. Typed kysely
 // queries, one small function per need.
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { ReportCandidate, Snapshot, SourceName } from '../core/types.ts';
+import type { Explanation, ReportCandidate, Silence, SilenceMatchers, Snapshot, SourceName } from '../core/types.ts';
+import { inWriteTransaction } from './batch.ts';
 import { queryBuilder, type Store } from './connection.ts';
-import type { AlertsTable, Database, DeliveriesTable, DigestsTable, RunsTable, SourceStateTable } from './schema.ts';
+import type { AlertsTable, Database, DeliveriesTable, DigestsTable, RunsTable, SilencesTable, SourceStateTable } from './schema.ts';
 
 export async function getSourceState(store: Store, source: SourceName): Promise<SourceStateTable | undefined> {
   return queryBuilder(store).selectFrom('source_state').selectAll().where('source', '=', source).executeTakeFirst();
@@ -30,24 +31,124 @@ export async function markPollSuccess(
       last_success_at: at,
       last_error_at: null,
       last_error: null,
+      failures: 0,
     })
     .onConflict((oc) =>
       oc.column('source').doUpdateSet((eb) => ({
         baseline_at: eb.fn.coalesce('source_state.baseline_at', eb.val(at)),
         watermark: update.watermark === undefined ? eb.ref('source_state.watermark') : eb.val(update.watermark),
         last_success_at: at,
+        failures: 0,
       })),
     )
     .execute();
 }
 
-export async function markPollError(store: Store, source: SourceName, now: Date, error: string): Promise<void> {
+/** Records a failed poll; returns the failed polls in a row, this one included. */
+export async function markPollError(store: Store, source: SourceName, now: Date, error: string): Promise<number> {
   const at = now.toISOString();
-  await queryBuilder(store)
+  const row = await queryBuilder(store)
     .insertInto('source_state')
-    .values({ source, baseline_at: null, watermark: null, last_success_at: null, last_error_at: at, last_error: error })
-    .onConflict((oc) => oc.column('source').doUpdateSet({ last_error_at: at, last_error: error }))
+    .values({ source, baseline_at: null, watermark: null, last_success_at: null, last_error_at: at, last_error: error, failures: 1 })
+    .onConflict((oc) => oc.column('source').doUpdateSet((eb) => ({ last_error_at: at, last_error: error, failures: eb('source_state.failures', '+', 1) })))
+    .returning('failures')
+    .executeTakeFirst();
+  return row?.failures ?? 1;
+}
+
+/**
+ * A source's health changed (`degraded` after failed polls, `recovered` at the next good one): the
+ * state is recorded and one notice is stored for each channel, in one transaction, once per
+ * outage (the notice id derives from the source and when the outage was declared). Returns
+ * whether it changed now.
+ */
+export async function recordSourceHealth(
+  store: Store,
+  change: { source: SourceName; status: 'degraded' | 'recovered'; error: string | null; channels: readonly string[]; noticeId: (degradedAt: string) => string },
+  now: Date,
+): Promise<boolean> {
+  const at = now.toISOString();
+  return inWriteTransaction(queryBuilder(store), async (trx) => {
+    const state = await trx.selectFrom('source_state').select('health').where('source', '=', change.source).executeTakeFirst();
+    const degradedAt = state?.health ?? null;
+    if (change.status === 'degraded' ? degradedAt !== null : degradedAt === null) return false;
+    const since = degradedAt ?? at;
+    await trx.updateTable('source_state').set({ health: change.status === 'degraded' ? at : null }).where('source', '=', change.source).execute();
+    const id = change.noticeId(`${since}\u0000${change.status}`);
+    const body = JSON.stringify({ source: change.source, status: change.status, error: change.error, at: at.replace(/\.\d{3}Z$/, 'Z') });
+    for (const channel of change.channels) {
+      await trx
+        .insertInto('notices')
+        .values({ id: `${id}/${channel}`, notice_id: id, kind: 'health', alert_id: null, channel, body, status: 'pending', next_attempt_at: at, created_at: at })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+    return true;
+  });
+}
+
+/** One agent question counted against the day's limit (UTC days); false when the limit is reached. */
+export async function takeAgentQuestion(store: Store, now: Date, limit: number): Promise<boolean> {
+  const key = `agent_questions:${now.toISOString().slice(0, 10)}`;
+  return inWriteTransaction(queryBuilder(store), async (trx) => {
+    const row = await trx.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst();
+    const asked = Number(row?.value ?? 0);
+    if (asked >= limit) return false;
+    await trx
+      .insertInto('meta')
+      .values({ key, value: String(asked + 1) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(asked + 1) }))
+      .execute();
+    return true;
+  });
+}
+
+/** Stores the agent's answer (or that there is none) with the alert, once. */
+export async function saveExplanation(store: Store, alertId: string, explanation: Explanation | null, now: Date): Promise<void> {
+  await queryBuilder(store)
+    .updateTable('alerts')
+    .set({ explanation: explanation === null ? null : JSON.stringify(explanation), explained_at: now.toISOString() })
+    .where('id', '=', alertId)
+    .where('explained_at', 'is', null)
     .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Silences
+
+function rowToSilence(row: SilencesTable): Silence {
+  return { id: row.id, matchers: JSON.parse(row.matchers) as SilenceMatchers, starts_at: row.starts_at, ends_at: row.ends_at, comment: row.comment, created_by: row.created_by };
+}
+
+export async function insertSilence(store: Store, silence: Silence, now: Date): Promise<void> {
+  await queryBuilder(store)
+    .insertInto('silences')
+    .values({ ...silence, matchers: JSON.stringify(silence.matchers), created_at: now.toISOString() })
+    .execute();
+}
+
+/** Silences active now, soonest ending first. */
+export async function activeSilences(store: Store, now: Date): Promise<Silence[]> {
+  const at = now.toISOString();
+  const rows = await queryBuilder(store).selectFrom('silences').selectAll().where('starts_at', '<=', at).where('ends_at', '>', at).orderBy('ends_at').orderBy('id').execute();
+  return rows.map(rowToSilence);
+}
+
+/** Silences that ended after `since` or have not ended (active, future and recently expired), newest first. */
+export async function silencesEndingAfter(store: Store, since: Date): Promise<Silence[]> {
+  const rows = await queryBuilder(store).selectFrom('silences').selectAll().where('ends_at', '>', since.toISOString()).orderBy('starts_at', 'desc').orderBy('id').execute();
+  return rows.map(rowToSilence);
+}
+
+/** Ends a silence now; false when there is no silence of that id still active (or to come). */
+export async function expireSilence(store: Store, id: string, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  return inWriteTransaction(queryBuilder(store), async (trx) => {
+    const result = await trx.updateTable('silences').set({ ends_at: at }).where('id', '=', id).where('ends_at', '>', at).executeTakeFirst();
+    // One that had not started yet never will.
+    await trx.updateTable('silences').set({ starts_at: at }).where('id', '=', id).where('starts_at', '>', at).execute();
+    return Number(result.numUpdatedRows) > 0;
+  });
 }
 
 export async function insertRun(store: Store, run: Omit<RunsTable, 'updated_at'>): Promise<void> {
@@ -103,7 +204,7 @@ export async function* reportCandidates(store: Store): AsyncGenerator<ReportCand
 }
 
 /** What `alerts --json` prints of one alert. */
-export type AlertListing = Omit<AlertsTable, 'changes' | 'seq'> & {
+export type AlertListing = Pick<AlertsTable, 'id' | 'rule' | 'severity' | 'source' | 'entity' | 'trigger' | 'fired_at' | 'resolved_at' | 'summary'> & {
   deliveries: Array<Pick<DeliveriesTable, 'channel' | 'status' | 'last_error'> & { attempts: number }>;
 };
 
@@ -137,7 +238,7 @@ export async function listAlerts(store: Store, limit: number, filter: AlertFilte
   const db = queryBuilder(store);
   let query = db
     .selectFrom('alerts')
-    .select(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary'])
+    .select(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'resolved_at', 'summary'])
     .orderBy('fired_at', 'desc')
     // fired_at has whole seconds: alerts of one second list newest stored first.
     .orderBy(sql`rowid`, 'desc')

@@ -21,6 +21,7 @@ export interface SnapshotsTable {
 }
 
 export interface SourceStateTable {
+  /** A source, or a market-search feed (one query's entities, whose first poll is its baseline). */
   source: string;
   /** When the source's first (baseline) poll completed; null until then. */
   baseline_at: string | null;
@@ -29,6 +30,10 @@ export interface SourceStateTable {
   last_success_at: string | null;
   last_error_at: string | null;
   last_error: string | null;
+  /** Failed polls in a row since the last good one. */
+  failures: number;
+  /** `degraded` while a health notice says so; null otherwise. */
+  health: string | null;
 }
 
 export interface RuleStateTable {
@@ -51,6 +56,77 @@ export interface AlertsTable {
   changes: string;
   /** The snapshot of `entity` that fired it: `current` is that snapshot (see alertsWithCurrent in outbox.ts). */
   seq: number;
+  /** When its condition cleared (rules with `resolve`); null while open and for rules that do not resolve. */
+  resolved_at: string | null;
+  /** JSON of the `unless` entry that inhibited it (Inhibition); null when it was not. */
+  inhibited_by: string | null;
+  /** JSON of the agent's answer (Explanation); null when none. */
+  explanation: string | null;
+  /** When the agent was asked (or the question was given up); null: not yet. */
+  explained_at: string | null;
+  /** The feed the snapshot is stored under (a market-search query's); null: the alert's source. */
+  feed: string | null;
+}
+
+/** A rule waiting, for one entity, for a dwell to complete or a due date to pass. */
+export interface TimersTable {
+  rule: string;
+  source: string;
+  entity_key: string;
+  /** dwell | overdue */
+  kind: string;
+  due_at: string;
+  cause: string;
+  /** dwell: JSON of the trigger field's value before the crossing. */
+  from_value: string | null;
+}
+
+/** An open alert's condition cleared: its own id, the snapshot that cleared it. */
+export interface ResolutionsTable {
+  id: string;
+  alert_id: string;
+  resolved_at: string;
+  summary: string;
+  changes: string;
+  seq: number;
+}
+
+/** Notices (an alert resolved, a source's health changed) to one channel each, with the outbox's lifecycle. */
+export interface NoticesTable {
+  /** `<notice_id>/<channel>` */
+  id: string;
+  /** The body's id, the same on every channel and retry. */
+  notice_id: string;
+  /** resolved | health */
+  kind: string;
+  /** resolved: the alert it resolves. */
+  alert_id: string | null;
+  channel: string;
+  /** resolved: the resolution's id; health: JSON of the notice. */
+  body: string;
+  /** pending | delivered | dead */
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  duration_ms: number | null;
+  created_at: string;
+  claimed_by: number | null;
+  /** Until when that process holds it (as SendColumns' claimed_until). */
+  claimed_until: string | null;
+}
+
+export interface SilencesTable {
+  id: string;
+  /** JSON: {rule?, entity?, source?} globs. */
+  matchers: string;
+  starts_at: string;
+  ends_at: string;
+  comment: string | null;
+  created_by: string;
+  created_at: string;
 }
 
 /** The columns of a send's lifecycle, which deliveries and digest batches share (one claim/settle path). */
@@ -65,6 +141,8 @@ interface SendColumns {
   claimed_by: number | null;
   /** Until when that process holds it: then, should it not have settled it, it is due again. */
   claimed_until: string | null;
+  /** Slack: JSON {channel, ts} of the posted message, to update it and reply in its thread. */
+  message_ref: string | null;
 }
 
 export interface DeliveriesTable extends SendColumns {
@@ -124,4 +202,8 @@ export interface Database {
   deliveries: DeliveriesTable;
   runs: RunsTable;
   report_checks: ReportChecksTable;
+  timers: TimersTable;
+  resolutions: ResolutionsTable;
+  notices: NoticesTable;
+  silences: SilencesTable;
 }

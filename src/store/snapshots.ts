@@ -1,25 +1,54 @@
 // Snapshots, rule memory and alerts: what the planner reads (loadPlanInputs) and writes
 // (applyPlan), a page at a time, a few statements per page.
 import type { Kysely } from 'kysely';
-import type { EntityMemory, Plan, SnapshotWrite, StoredSnapshot } from '../core/plan.ts';
-import type { Alert, PageMemory, RuleState, Snapshot, SourceName } from '../core/types.ts';
+import type { EntityMemory, OpenAlerts, Plan, SnapshotWrite, StoredSnapshot, Timer } from '../core/plan.ts';
+import type { Alert, Inhibition, PageMemory, RuleState, Snapshot, SourceName } from '../core/types.ts';
 import { chunked, compiledRows, inWriteTransaction, ROWS_PER_STATEMENT } from './batch.ts';
 import { queryBuilder, type Store } from './connection.ts';
-import type { AlertsTable, Database, DeliveriesTable, EntitiesTable, RuleStateTable, SnapshotsTable } from './schema.ts';
+import type { AlertsTable, Database, DeliveriesTable, EntitiesTable, RuleStateTable, SnapshotsTable, TimersTable } from './schema.ts';
 
 export interface PlanInputs {
   previous: Map<string, StoredSnapshot>;
   memory: Map<string, EntityMemory>;
+  timers: Map<string, Map<string, Timer>>;
+  open: Map<string, OpenAlerts>;
+}
+
+export interface PlanInputOptions {
+  /** The rules' memory; not for a baseline, which judges nothing. */
+  memory?: boolean;
+  /** The rules' pending timers. */
+  timers?: boolean;
+  /** The open alerts of these rules (those that resolve). */
+  openOf?: readonly string[];
 }
 
 /**
  * The latest stored snapshot and the rules' memory of each of `keys` (one select of each per slice
- * of keys); the memory only when asked, as a baseline judges nothing.
+ * of keys); the memory, timers and open alerts only when asked. `source` may be a market-search
+ * feed (Plan.feed).
  */
-export async function loadPlanInputs(store: Store, source: SourceName, keys: readonly string[], options: { memory?: boolean } = {}): Promise<PlanInputs> {
+export async function loadPlanInputs(store: Store, source: string, keys: readonly string[], options: PlanInputOptions = {}): Promise<PlanInputs> {
   const db = queryBuilder(store);
-  const inputs: PlanInputs = { previous: new Map(), memory: new Map() };
+  const inputs: PlanInputs = { previous: new Map(), memory: new Map(), timers: new Map(), open: new Map() };
   for (const slice of chunked([...new Set(keys)])) {
+    if (options.timers) {
+      const timers = await db.selectFrom('timers').selectAll().where('source', '=', source).where('entity_key', 'in', slice).execute();
+      for (const row of timers) byEntity(inputs.timers, row.entity_key).set(row.rule, rowToTimer(row));
+    }
+    if (options.openOf !== undefined && options.openOf.length > 0) {
+      const open = await db
+        .selectFrom('alerts')
+        .select(['id', 'rule', 'entity'])
+        .where('source', '=', source)
+        .where('entity', 'in', slice)
+        .where('rule', 'in', [...options.openOf])
+        .where('resolved_at', 'is', null)
+        .orderBy('fired_at')
+        .execute();
+      // The latest firing of a rule is the one open (an older one that never resolved is superseded).
+      for (const row of open) byEntity(inputs.open as Map<string, Map<string, string>>, row.entity).set(row.rule, row.id);
+    }
     const entities = await db
       .selectFrom('entities')
       .select(['entity_key', 'seq', 'data'])
@@ -35,12 +64,82 @@ export async function loadPlanInputs(store: Store, source: SourceName, keys: rea
       .where('entity_key', 'in', slice)
       .execute();
     for (const row of memory) {
-      let byRule = inputs.memory.get(row.entity_key) as Map<string, RuleState> | undefined;
-      if (!byRule) inputs.memory.set(row.entity_key, (byRule = new Map()));
-      byRule.set(row.rule, { armed: row.armed === 1, lastFiredAt: row.last_fired_at });
+      byEntity(inputs.memory as Map<string, Map<string, RuleState>>, row.entity_key).set(row.rule, { armed: row.armed === 1, lastFiredAt: row.last_fired_at });
     }
   }
   return inputs;
+}
+
+function byEntity<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = map.get(key);
+  if (!inner) map.set(key, (inner = new Map<string, V>()));
+  return inner;
+}
+
+function rowToTimer(row: TimersTable): Timer {
+  const timer: Timer = { rule: row.rule, key: row.entity_key, kind: row.kind as Timer['kind'], dueAt: row.due_at, cause: row.cause };
+  if (row.from_value !== null) timer.from = JSON.parse(row.from_value) as unknown;
+  return timer;
+}
+
+/** A source's timers whose time has come (by the due-time index), soonest first. */
+export async function dueTimers(store: Store, source: SourceName, now: Date, limit = 5_000): Promise<Timer[]> {
+  const rows = await queryBuilder(store)
+    .selectFrom('timers')
+    .selectAll()
+    .where('source', '=', source)
+    .where('due_at', '<=', now.toISOString())
+    .orderBy('due_at')
+    .limit(limit)
+    .execute();
+  return rows.map(rowToTimer);
+}
+
+/** A rule's pending dwell for one entity (`why` shows its progress), if any. */
+export async function pendingDwell(store: Store, rule: string, source: SourceName, entity: string): Promise<Timer | undefined> {
+  const row = await queryBuilder(store)
+    .selectFrom('timers')
+    .selectAll()
+    .where('rule', '=', rule)
+    .where('source', '=', source)
+    .where('entity_key', '=', entity)
+    .where('kind', '=', 'dwell')
+    .executeTakeFirst();
+  return row ? rowToTimer(row) : undefined;
+}
+
+/**
+ * The latest stored snapshot of the same event in each of `sources`, for the entities whose event
+ * ticker is given: events by key, reports through the report checks (venue and key of the event),
+ * runs through the recorded runs (the newest run of the event).
+ */
+export async function relatedSnapshots(store: Store, tickers: ReadonlyMap<string, string>, sources: readonly SourceName[]): Promise<Map<string, Map<SourceName, { key: string; data: Snapshot }>>> {
+  const db = queryBuilder(store);
+  const related = new Map<string, Map<SourceName, { key: string; data: Snapshot }>>();
+  const wanted = [...new Set(tickers.values())];
+  if (wanted.length === 0) return related;
+  const byTicker = new Map<SourceName, Map<string, string>>();
+  for (const source of sources) {
+    const keyOf = new Map<string, string>();
+    for (const slice of chunked(wanted)) {
+      if (source === 'events') for (const ticker of slice) keyOf.set(ticker, ticker);
+      else if (source === 'reports') {
+        const rows = await db.selectFrom('report_checks').select(['event_ticker', 'venue', 'event_key']).where('event_ticker', 'in', slice).execute();
+        for (const row of rows) if (row.venue !== null && row.event_key !== null) keyOf.set(row.event_ticker, `${row.venue}/${row.event_key}`);
+      } else if (source === 'runs') {
+        const rows = await db.selectFrom('runs').select(['run_id', 'event_key']).where('event_key', 'in', slice).orderBy('created_at', 'desc').orderBy('run_id').execute();
+        for (const row of rows) if (!keyOf.has(row.event_key)) keyOf.set(row.event_key, row.run_id);
+      }
+    }
+    byTicker.set(source, keyOf);
+    const latest = await latestSnapshots(store, source, [...keyOf.values()]);
+    for (const [entity, ticker] of tickers) {
+      const key = keyOf.get(ticker);
+      const data = key === undefined ? undefined : latest.get(key);
+      if (key !== undefined && data !== undefined) byEntity(related, entity).set(source, { key, data });
+    }
+  }
+  return related;
 }
 
 /** The latest stored snapshots of `keys` that have one, parsed. */
@@ -58,6 +157,22 @@ export async function latestSnapshots(store: Store, source: SourceName, keys: re
   return latest;
 }
 
+/** Every entity of a market-search feed (or a source) with its latest snapshot, parsed. */
+export async function feedSnapshots(store: Store, feed: string): Promise<Map<string, Snapshot>> {
+  const rows = await queryBuilder(store).selectFrom('entities').select(['entity_key', 'data']).where('source', '=', feed).execute();
+  return new Map(rows.map((row) => [row.entity_key, JSON.parse(row.data) as Snapshot]));
+}
+
+/** Which of `feeds` have completed a poll (so that their next poll is no baseline). */
+export async function polledFeeds(store: Store, feeds: readonly string[]): Promise<Set<string>> {
+  const polled = new Set<string>();
+  for (const slice of chunked([...new Set(feeds)])) {
+    const rows = await queryBuilder(store).selectFrom('source_state').select('source').where('source', 'in', slice).where('baseline_at', 'is not', null).execute();
+    for (const row of rows) polled.add(row.source);
+  }
+  return polled;
+}
+
 /**
  * Applies a plan, and what its source learned with the page, in one transaction: the snapshots
  * (an entity's superseded latest moves to `snapshots`), the rules' memory, the alerts and their
@@ -68,14 +183,17 @@ export async function applyPlan(store: Store, plan: Plan, remembered: PageMemory
   return inWriteTransaction(queryBuilder(store), async (trx) => {
     await writeSnapshots(trx, plan);
     await writeMemory(trx, plan);
+    await writeTimers(trx, plan);
     const stored = await writeAlerts(trx, plan);
+    await writeResolutions(trx, plan);
     await writePageMemory(trx, remembered, plan.at);
     return stored;
   });
 }
 
 async function writeSnapshots(trx: Kysely<Database>, plan: Plan): Promise<void> {
-  const { source, at } = plan;
+  const { at } = plan;
+  const source = plan.feed ?? plan.source;
   const latest = new Map<string, SnapshotWrite>();
   // An entity whose first write of the page is not its first snapshot has a stored latest, which
   // becomes history (a new entity has none to move).
@@ -136,7 +254,9 @@ const upsertMemory = compiledRows<RuleStateTable>(['rule', 'source', 'entity_key
     ),
 );
 
-const insertAlerts = compiledRows<AlertsTable>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq'], (db, rows) =>
+type NewAlert = Omit<AlertsTable, 'resolved_at' | 'explanation' | 'explained_at'>;
+
+const insertAlerts = compiledRows<NewAlert>(['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'seq', 'inhibited_by', 'feed'], (db, rows) =>
   db
     .insertInto('alerts')
     .values(rows)
@@ -155,14 +275,105 @@ const insertDeliveries = compiledRows<NewDelivery>(['alert_id', 'channel', 'stat
 async function writeMemory(trx: Kysely<Database>, plan: Plan): Promise<void> {
   await upsertMemory(
     trx,
-    plan.memory.map((m) => ({ rule: m.rule, source: plan.source, entity_key: m.key, armed: m.state.armed ? 1 : 0, last_fired_at: m.state.lastFiredAt })),
+    plan.memory.map((m) => ({ rule: m.rule, source: plan.feed ?? plan.source, entity_key: m.key, armed: m.state.armed ? 1 : 0, last_fired_at: m.state.lastFiredAt })),
   );
 }
 
-/** An alert as its row. Its `current` is the entity's snapshot `seq`, stored once however many rules fire on it. */
-function alertRow(alert: Alert, seq: number): AlertsTable {
+/** An alert as its row. Its `current` is the entity's snapshot `seq` (in `feed`), stored once however many rules fire on it. */
+function alertRow(alert: Alert, seq: number, inhibitedBy: Inhibition | undefined, feed: string | undefined): NewAlert {
   const { id, rule, severity, source, entity, trigger, fired_at, summary } = alert;
-  return { id, rule, severity, source, entity, trigger, fired_at, summary, changes: JSON.stringify(alert.changes), seq };
+  return {
+    id,
+    rule,
+    severity,
+    source,
+    entity,
+    trigger,
+    fired_at,
+    summary,
+    changes: JSON.stringify(alert.changes),
+    seq,
+    inhibited_by: inhibitedBy ? JSON.stringify(inhibitedBy) : null,
+    feed: feed ?? null,
+  };
+}
+
+const upsertTimers = compiledRows<TimersTable>(['rule', 'source', 'entity_key', 'kind', 'due_at', 'cause', 'from_value'], (db, rows) =>
+  db
+    .insertInto('timers')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['rule', 'source', 'entity_key']).doUpdateSet((eb) => ({
+        kind: eb.ref('excluded.kind'),
+        due_at: eb.ref('excluded.due_at'),
+        cause: eb.ref('excluded.cause'),
+        from_value: eb.ref('excluded.from_value'),
+      })),
+    ),
+);
+
+async function writeTimers(trx: Kysely<Database>, plan: Plan): Promise<void> {
+  for (const { rule, key } of plan.clearedTimers ?? []) {
+    await trx.deleteFrom('timers').where('rule', '=', rule).where('source', '=', plan.source).where('entity_key', '=', key).execute();
+  }
+  await upsertTimers(
+    trx,
+    (plan.timers ?? []).map((t) => ({
+      rule: t.rule,
+      source: plan.source,
+      entity_key: t.key,
+      kind: t.kind,
+      due_at: t.dueAt,
+      cause: t.cause,
+      from_value: t.from === undefined ? null : JSON.stringify(t.from),
+    })),
+  );
+}
+
+/**
+ * Resolutions: the alert marked resolved, the resolution stored with its own id, and a notice for
+ * each channel that delivered the alert or may still deliver it (a notice waits for its alert's
+ * delivery; see dueSends). Once only: an alert already resolved is left as it is.
+ */
+async function writeResolutions(trx: Kysely<Database>, plan: Plan): Promise<void> {
+  for (const resolution of plan.resolutions ?? []) {
+    const updated = await trx
+      .updateTable('alerts')
+      .set({ resolved_at: resolution.resolvedAt })
+      .where('id', '=', resolution.alertId)
+      .where('resolved_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) continue;
+    await trx
+      .insertInto('resolutions')
+      .values({ id: resolution.id, alert_id: resolution.alertId, resolved_at: resolution.resolvedAt, summary: resolution.summary, changes: JSON.stringify(resolution.changes), seq: resolution.seq })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const channels = await trx
+      .selectFrom('deliveries')
+      .select('channel')
+      .where('alert_id', '=', resolution.alertId)
+      .where('status', 'in', ['pending', 'delivered'])
+      .orderBy('id')
+      .execute();
+    for (const { channel } of channels) {
+      await trx
+        .insertInto('notices')
+        .values({
+          id: `${resolution.id}/${channel}`,
+          notice_id: resolution.id,
+          kind: 'resolved',
+          alert_id: resolution.alertId,
+          channel,
+          body: resolution.id,
+          status: 'pending',
+          next_attempt_at: plan.at,
+          created_at: plan.at,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
 }
 
 async function writeAlerts(trx: Kysely<Database>, plan: Plan): Promise<Set<string>> {
@@ -176,14 +387,14 @@ async function writeAlerts(trx: Kysely<Database>, plan: Plan): Promise<Set<strin
   const fresh = plan.alerts.filter(({ alert }) => !already.has(alert.id));
   // A slice at a time, so that each alert's changes serialized for its row die young.
   for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
-    await insertAlerts(trx, fresh.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq }) => alertRow(alert, seq)));
+    await insertAlerts(trx, fresh.slice(i, i + ROWS_PER_STATEMENT).map(({ alert, seq, inhibitedBy }) => alertRow(alert, seq, inhibitedBy, plan.feed)));
   }
   const stored = new Set(fresh.map(({ alert }) => alert.id));
   await insertDeliveries(
     trx,
     plan.deliveries
       .filter((d) => stored.has(d.alertId))
-      .map((d) => ({ alert_id: d.alertId, channel: d.channel, status: d.status, digest_id: null, next_attempt_at: d.status === 'digest' ? null : plan.at, created_at: plan.at })),
+      .map((d) => ({ alert_id: d.alertId, channel: d.channel, status: d.status, digest_id: null, next_attempt_at: d.status === 'pending' ? plan.at : null, created_at: plan.at })),
   );
   return stored;
 }
@@ -206,6 +417,13 @@ async function writePageMemory(trx: Kysely<Database>, remembered: PageMemory, at
   for (const { runId, status } of remembered.runStatuses ?? []) {
     await trx.updateTable('runs').set({ status, updated_at: at }).where('run_id', '=', runId).execute();
   }
+  for (const feed of remembered.polledFeeds ?? []) {
+    await trx
+      .insertInto('source_state')
+      .values({ source: feed, baseline_at: at, watermark: null, last_success_at: at, last_error_at: null, last_error: null, failures: 0 })
+      .onConflict((oc) => oc.column('source').doUpdateSet((eb) => ({ baseline_at: eb.fn.coalesce('source_state.baseline_at', eb.val(at)), last_success_at: at })))
+      .execute();
+  }
 }
 
 /** Deletes superseded snapshots stored before the retention, but those of alerts; the latest of every entity lives in `entities`. */
@@ -219,7 +437,7 @@ export async function pruneSnapshots(store: Store, olderThan: Date): Promise<num
         exists(
           selectFrom('alerts')
             .select('alerts.id')
-            .whereRef('alerts.source', '=', 'snapshots.source')
+            .where((eb) => eb(eb.fn.coalesce('alerts.feed', 'alerts.source'), '=', eb.ref('snapshots.source')))
             .whereRef('alerts.entity', '=', 'snapshots.entity_key')
             .whereRef('alerts.seq', '=', 'snapshots.seq'),
         ),

@@ -16,6 +16,7 @@ import { BIN, REPO, startSandboxWithRules } from '../helpers/cli.ts';
 import { answer, startWebhookReceiver } from '../helpers/receivers.ts';
 import { openSql } from '../helpers/sql.ts';
 import { alertKeys, mulberry32, sample } from './harness.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const KILLS = 30;
 
@@ -25,14 +26,26 @@ afterEach(async () => {
   cleanup = [];
 });
 
+const stderrOf = new WeakMap<ChildProcess, string>();
+
 function startDaemon(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [BIN, 'run'], {
     cwd: REPO,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr?.resume();
+  stderrOf.set(child, '');
+  child.stderr?.on('data', (chunk: Buffer) => stderrOf.set(child, (stderrOf.get(child)! + chunk.toString()).slice(-20_000)));
   return child;
+}
+
+/** Resolves once the daemon has logged 'started' (its signal handlers are installed by then). */
+async function untilStarted(child: ChildProcess): Promise<void> {
+  await waitFor('the daemon started', () => {
+    const text = stderrOf.get(child) ?? '';
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the daemon exited before it started:\n${text.slice(-2000)}`);
+    return text.includes('"msg":"started"');
+  }, 20_000);
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
@@ -88,7 +101,7 @@ rules:
       EDGEWATCH_POLL_KPIS: '1h',
       EDGEWATCH_POLL_REPORTS: '1h',
       EDGEWATCH_POLL_RUNS: '1h',
-      EDGEWATCH_LOG_LEVEL: 'error',
+      EDGEWATCH_LOG_LEVEL: 'info',
     };
     let daemon = startDaemon(env);
     cleanup.push(async () => {
@@ -140,6 +153,9 @@ rules:
       await sleep(200);
       state = await stored();
     }
+    // The last start may still be loading: a SIGTERM before Node has run any of edgewatch's code
+    // ends the process by the signal, which is Node's doing, not the daemon's.
+    await untilStarted(daemon);
     daemon.kill('SIGTERM');
     expect((await exited(daemon)).code).toBe(0);
 

@@ -1,6 +1,7 @@
 // The outbox of a test pipeline, wired as the service wires it (real channel adapters, real
 // templates), with the test's clock, a small retry policy and a short webhook timeout.
-import { closeDueBatches, deliverDue, type DeliverReport, type RetryPolicy } from '../../src/notify/index.ts';
+import { closeDueBatches, deliverDue, silenceUnsent, type DeliverReport, type RetryPolicy } from '../../src/notify/index.ts';
+import { createExplainer } from '../../src/service/explain.ts';
 import { loadTemplates, type TemplateSet } from '../../src/render/index.ts';
 import { createChannelSender, GROUPING_KINDS } from '../../src/service/senders.ts';
 import { TEMPLATES_DIR, type Pipeline } from './pipeline.ts';
@@ -25,6 +26,10 @@ export interface DeliverStep {
   out?: (line: string) => void;
   /** The templates folder's set; the shipped `templates/` by default. */
   templates?: TemplateSet;
+  /** Rules with `explain` ask the pipeline's sandbox agent, as the daemon does. */
+  explain?: { dailyLimit?: number };
+  /** Silences first, as every delivery pass does. */
+  silences?: boolean;
 }
 
 let shipped: TemplateSet | undefined;
@@ -51,6 +56,10 @@ export async function deliverStep(pipeline: Pipeline, transports: Transports, st
     webhookTimeoutMs: step.webhookTimeoutMs ?? 2_000,
     now,
   });
+  if (step.silences) await silenceUnsent(pipeline.store, at);
+  const explain = step.explain
+    ? createExplainer({ api: pipeline.api, store: pipeline.store, rules: ruleSet.rules, templates: step.templates ?? shipped, dailyLimit: step.explain.dailyLimit ?? 50, now })
+    : undefined;
   return deliverDue(pipeline.store, {
     channels: ruleSet.channels,
     send,
@@ -59,6 +68,7 @@ export async function deliverStep(pipeline: Pipeline, transports: Transports, st
     groupKinds: GROUPING_KINDS,
     // Deterministic backoff: half the ceiling.
     random: () => 0,
+    explain,
   });
 }
 

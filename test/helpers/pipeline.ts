@@ -31,10 +31,13 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
-/** The alerts `a` with their snapshot as `current`: the entity's latest, or the superseded one it fired on. */
+/**
+ * The alerts `a` with their snapshot as `current`: the entity's latest, or the superseded one it
+ * fired on, stored under the alert's feed (a market-search query's) or its source.
+ */
 const ALERT_CURRENT = `COALESCE(e.data, s.data) AS current FROM alerts a
-  LEFT JOIN entities e ON e.source = a.source AND e.entity_key = a.entity AND e.seq = a.seq
-  LEFT JOIN snapshots s ON s.source = a.source AND s.entity_key = a.entity AND s.seq = a.seq
+  LEFT JOIN entities e ON e.source = COALESCE(a.feed, a.source) AND e.entity_key = a.entity AND e.seq = a.seq
+  LEFT JOIN snapshots s ON s.source = COALESCE(a.feed, a.source) AND s.entity_key = a.entity AND s.seq = a.seq
   ORDER BY a.rowid`;
 
 export interface PipelineOptions {

@@ -57,6 +57,10 @@ export interface SlackCall {
   text: string | null;
   /** Parsed from the form's JSON `blocks`. */
   blocks: unknown;
+  /** `chat.update`: the message updated. */
+  ts: string | null;
+  /** A reply's thread (`chat.postMessage` with `thread_ts`). */
+  thread_ts: string | null;
   /** The raw form body, for "never appears anywhere" checks. */
   raw: string;
 }
@@ -72,6 +76,12 @@ export interface SlackApi extends LocalServer {
 }
 
 export const slackOk: SlackReply = (_call, res) => slackJson(res, { ok: true, channel: 'C0123', ts: '1700000000.000100' });
+
+/** `ok: true`, each posted message with a ts of its own (1700000000.000001, .000002, ...). */
+export function slackNumbered(): SlackReply {
+  let posted = 0;
+  return (call, res) => slackJson(res, { ok: true, channel: 'C0123', ts: call.method === 'chat.update' ? call.ts : `1700000000.${String(++posted).padStart(6, '0')}` });
+}
 
 export function slackJson(res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -91,6 +101,8 @@ export async function startSlackApi(reply: SlackReply = slackOk): Promise<SlackA
       channel: form.get('channel'),
       text: form.get('text'),
       blocks: blocks === null ? null : JSON.parse(blocks),
+      ts: form.get('ts'),
+      thread_ts: form.get('thread_ts'),
       raw,
     };
     calls.push(call);

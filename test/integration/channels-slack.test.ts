@@ -26,7 +26,8 @@ describe('slack notifier', () => {
     const { apiUrl, calls } = await slackApi((_, res) => slackJson(res, { ok: true, channel: 'C1', ts: '1.2' }));
     const message = renderSlackMessage(set, evilAlert);
     const outcome = await createSlackNotifier({ token: TOKEN, apiUrl }).send({ channel: '#pm-alerts', ...message });
-    expect(outcome).toEqual({ ok: true });
+    // Where the message is, to update it and reply in its thread later.
+    expect(outcome).toEqual({ ok: true, ref: { channel: 'C1', ts: '1.2' } });
     expect(calls).toHaveLength(1);
     const [call] = calls;
     expect(call?.path).toBe('/api/chat.postMessage');

@@ -64,7 +64,7 @@ describe('edgewatch command line', () => {
     );
     const result = await runCli(['validate'], { EDGEWATCH_RULES: leaky, MY_SOURCE: 'sk-live-do-not-print' });
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe(`${path.join(leaky, 'a.yaml')}:5:13: rule "x": source: unknown source "\${MY_SOURCE}" (events, kpis, reports, runs)\n`);
+    expect(result.stdout).toBe(`${path.join(leaky, 'a.yaml')}:5:13: rule "x": source: unknown source "\${MY_SOURCE}" (events, kpis, reports, runs, edge, rankings, markets, similar, baskets)\n`);
     expect(result.stderr).not.toContain('sk-live-do-not-print');
   });
 

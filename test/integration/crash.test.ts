@@ -27,6 +27,17 @@ rules:
     source: events
     trigger: { type: new }
     notify: [hook]
+  - name: edge-held
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 12, abs: true, rearm: 2 }
+    for: 30m
+    resolve: true
+    notify: [screen, hook]
+  - name: edge-resolves
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 6, abs: true, rearm: 1 }
+    resolve: true
+    notify: [hook]
 `;
 
 let scene: SandboxWithRules;
@@ -34,10 +45,13 @@ let sandbox: Sandbox;
 let dir: string;
 let rulesDir: string;
 
+/** The polls' clock: an hour later each round, so that dwells started in one round complete in the next. */
+let clock = '2026-11-21T00:00:00Z';
+
 function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; output: string; pollMs: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-      env: { ...process.env, CHILD_API_URL: sandbox.url, CHILD_DB: db, CHILD_RULES: rulesDir },
+      env: { ...process.env, CHILD_API_URL: sandbox.url, CHILD_DB: db, CHILD_RULES: rulesDir, CHILD_NOW: clock },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -62,11 +76,18 @@ function runChild(db: string, killAfterMs?: number): Promise<{ killed: boolean; 
   });
 }
 
-async function storedAlerts(db: string): Promise<{ alerts: string[]; deliveries: string[] }> {
+async function storedAlerts(db: string): Promise<{ alerts: string[]; deliveries: string[]; resolutions: string[]; notices: string[]; timers: string[] }> {
   const store = await openStore(db);
   const sql = openSql(db);
+  const keys = (query: string): string[] => sql.prepare<[], { key: string }>(query).all().map((row) => row.key);
   try {
-    return { alerts: alertKeys(sql), deliveries: deliveryKeys(sql) };
+    return {
+      alerts: alertKeys(sql),
+      deliveries: deliveryKeys(sql),
+      resolutions: keys("SELECT r.id || ' ' || r.alert_id || ' ' || a.resolved_at AS key FROM resolutions r JOIN alerts a ON a.id = r.alert_id ORDER BY r.id"),
+      notices: keys('SELECT id AS key FROM notices ORDER BY id'),
+      timers: keys("SELECT rule || ' ' || entity_key || ' ' || due_at || ' ' || cause AS key FROM timers ORDER BY rule, entity_key"),
+    };
   } finally {
     sql.close();
     await store.close();
@@ -89,6 +110,7 @@ describe('crash safety', () => {
     // Rounds of movement; in each, the poll is killed at random points until one run completes.
     let kills = 0;
     for (let round = 1; round <= 5; round++) {
+      clock = new Date(Date.parse('2026-11-21T00:00:00Z') + round * 3_600_000).toISOString();
       sandbox.advance(1);
       sandbox.world.eventTickers().forEach((ticker, i) => {
         if ((i + round) % 10 === 0) sandbox.world.updateEvent(ticker, { edge_pp: (i + round) % 20 === 0 ? 15 + (i % 7) : (i % 2 ? -1 : 1) * (i % 9) });
@@ -111,5 +133,11 @@ describe('crash safety', () => {
     expect(expected.alerts.length).toBeGreaterThan(500);
     expect(actual.alerts).toEqual(expected.alerts);
     expect(actual.deliveries).toEqual(expected.deliveries);
+    // Dwell and resolution: the same alerts after a dwell, resolutions and their notices, timers.
+    expect(expected.alerts.filter((key) => key.startsWith('edge-held ')).length).toBeGreaterThan(10);
+    expect(expected.resolutions.length).toBeGreaterThan(5);
+    expect(actual.resolutions).toEqual(expected.resolutions);
+    expect(actual.notices).toEqual(expected.notices);
+    expect(actual.timers).toEqual(expected.timers);
   });
 });

@@ -1,12 +1,13 @@
 // `edgewatch run` in a child process against a sandbox with a manual clock (nothing moves unless
 // the test moves it) and a local webhook receiver.
-import { rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { rmSync, watch, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.ts';
-import { startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
-import { eventsBaselineDone, getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
+import { BIN, REPO, startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
+import { childEnv, eventsBaselineDone, getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { answer, holdOpen, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -178,6 +179,30 @@ describe('edgewatch run', () => {
     expect(receiver.requests.filter((r) => r.json().entity === tickers[2])).toHaveLength(1);
   }, 60_000);
 
+  it('polls the market-search sources every EDGEWATCH_POLL_MARKETS and delivers an edge crossing of a watched ticker', async () => {
+    const watched = sandbox.world.eventTickers().find((t) => sandbox.world.eventVenue(t) === 'venuea')!;
+    sandbox.world.updateEvent(watched, { edge_pp: 0 });
+    sandbox.world.refreshMarkets();
+    writeFileSync(
+      path.join(rulesDir, 'rules.yaml'),
+      `channels:\n  hook: { type: webhook, url: "${receiver.url}" }\nwatchlists: { mine: [${watched}] }\nrules:\n` +
+        '  - { name: my-edge, source: edge, watchlist: mine, trigger: { type: crosses, field: edge_pp, above: 10 }, notify: [hook] }\n',
+    );
+    const daemon = await startDaemon({ EDGEWATCH_POLL_MARKETS: '1s' });
+    const baseline = await waitFor('the watchlist baseline', async () => {
+      const answer = await getJson(`${daemon.url}healthz`);
+      return answer.body.sources.edge?.last_success_at ? answer : undefined;
+    });
+    expect(baseline.body.sources.edge).toMatchObject({ interval_seconds: 1, idle: false });
+    expect(baseline.body.sources.rankings).toMatchObject({ interval_seconds: 1, idle: true });
+
+    sandbox.advance(1);
+    sandbox.world.updateEvent(watched, { edge_pp: 15 });
+    sandbox.world.refreshMarkets();
+    const request = await receiver.waitFor('my-edge', alertFor('my-edge', watched));
+    expect(request.json()).toMatchObject({ type: 'alert', source: 'edge', trigger: 'crosses', current: { input_ticker: watched, edge_pp: 15 } });
+  }, 60_000);
+
   it('warns at start when the API key is missing, logs the 401 as an error naming EDGEWATCH_API_KEY, and /healthz answers 503 at once', async () => {
     writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
     // Long intervals: only the key, not staleness, can make /healthz 503 here.
@@ -242,6 +267,28 @@ describe('edgewatch run', () => {
     // One alert, sent twice (at least once, same id), and no second alert after the restart.
     expect(new Set(receiver.requests.map((r) => r.json().id)).size).toBe(1);
   }, 60_000);
+
+  it('exits 0 on a SIGTERM that arrives while it is still starting', async () => {
+    writeFileSync(path.join(rulesDir, 'rules.yaml'), edgeRule());
+    const dbPath = path.join(scene.dir, 'starting.db');
+    const env = childEnv({ ...scene.env, EDGEWATCH_DB: dbPath, EDGEWATCH_PORT: '0' });
+    // The database file appears while the daemon opens it, before it has migrated and started.
+    const dbCreated = new Promise<void>((resolve) => {
+      const watcher = watch(scene.dir, (_event, name) => {
+        if (name !== path.basename(dbPath)) return;
+        watcher.close();
+        resolve();
+      });
+    });
+    const child = spawn(process.execPath, [BIN, 'run'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    await dbCreated;
+    child.kill('SIGTERM');
+    expect(await exit).toEqual({ code: 0, signal: null });
+    expect(stderr).toContain('"msg":"stopped"');
+  });
 
   // The HTTP server has no authentication: it must not be reachable from other machines unless asked.
   // Linux routes all of 127.0.0.0/8 to the loopback interface, so 127.0.0.2 stands for "another address".

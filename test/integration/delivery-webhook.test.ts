@@ -8,8 +8,8 @@ import { startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { answer, inTurn, startWebhookReceiver, verifyWebhook, type WebhookReceiver, type WebhookRequest } from '../helpers/receivers.ts';
 
 const SECRET = `whsec_${Buffer.from('edgewatch-webhook-test-secret-32').toString('base64')}`;
-const CONTRACT_FIELDS = ['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current'];
-const LISTING_FIELDS = ['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'deliveries'];
+const CONTRACT_FIELDS = ['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current', 'explanation'];
+const LISTING_FIELDS = ['id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'resolved_at', 'summary', 'deliveries'];
 
 const rules = (url: string) => `
 channels:

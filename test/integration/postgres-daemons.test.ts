@@ -3,6 +3,7 @@
 // while running is waited for, not crashed on; its password never shows.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCES } from '../../src/core/types.ts';
 import { runCli, startSandboxWithRules, type SandboxWithRules } from '../helpers/cli.ts';
 import { getJson, getText, metricValue, startDaemonChild, type DaemonChild } from '../helpers/daemon.ts';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
@@ -19,7 +20,6 @@ rules:
     notify: [screen]
 `;
 const INTERVAL_MS = 2_000;
-const SOURCES = ['events', 'kpis', 'reports', 'runs'];
 
 let server: PostgresServer;
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -53,6 +53,7 @@ function envOf(world: SandboxWithRules, database: string, key: string): Record<s
     EDGEWATCH_POLL_KPIS: `${INTERVAL_MS / 1000}s`,
     EDGEWATCH_POLL_REPORTS: '1h',
     EDGEWATCH_POLL_RUNS: '1h',
+    EDGEWATCH_POLL_MARKETS: '1h',
   };
 }
 

@@ -17,7 +17,7 @@ describe('readConfig', () => {
       slackGroupAbove: 10,
       maxPages: 2000,
       maxResponseBytes: 32 * 1024 * 1024,
-      pollIntervals: { events: undefined, kpis: undefined, reports: undefined, runs: undefined },
+      pollIntervals: { events: undefined, kpis: undefined, reports: undefined, runs: undefined, markets: undefined },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -28,6 +28,7 @@ describe('readConfig', () => {
       EDGEWATCH_POLL_EVENTS: '90s',
       EDGEWATCH_POLL_REPORTS: '2h',
       EDGEWATCH_POLL_KPIS: '',
+      EDGEWATCH_POLL_MARKETS: '10m',
       EDGEWATCH_PORT: '0',
       EDGEWATCH_SLACK_GROUP_ABOVE: '25',
       EDGEWATCH_MAX_PAGES: '50',
@@ -37,7 +38,7 @@ describe('readConfig', () => {
     expect(config.maxPages).toBe(50);
     expect(config.maxResponseBytes).toBe(512 * 1024);
     expect(config.apiUrl).toBe('https://api.example.com/v1');
-    expect(config.pollIntervals).toEqual({ events: 90_000, kpis: undefined, reports: 7_200_000, runs: undefined });
+    expect(config.pollIntervals).toEqual({ events: 90_000, kpis: undefined, reports: 7_200_000, runs: undefined, markets: 600_000 });
     expect(config.port).toBe(0);
     expect(config.slackGroupAbove).toBe(25);
     expect(config.smtpUrl).toBeUndefined();

@@ -160,6 +160,119 @@ export const changesAlert: Alert = {
   },
 };
 
+const basketRow = {
+  basket: 'rates-hedge',
+  timeframe: '3m',
+  total_return: 0.0412,
+  annualized_return: 0.171,
+  sharpe: 1.23,
+  max_drawdown: -0.1234,
+  win_rate: 0.52,
+  first_nav: 1,
+  final_nav: 1.0412,
+  observation_count: 91,
+  total_stake_usd: 400,
+  max_pairwise_correlation: 0.71,
+  max_leg_pct: 4,
+  warnings: ['thin market: KXCPI-25NOV-YES traded under 1000 in 24 h', 'two legs close within 7 days'],
+  calendar_clashes: 1,
+  duplicate_underliers: 0,
+};
+
+/** A basket gained a warning (source baskets). */
+export const addedAlert: Alert = {
+  ...base,
+  id: '01JD3Z9K4M6X0T2Q8B7N5C1VB0',
+  rule: 'hedge-warnings',
+  source: 'baskets',
+  entity: 'rates-hedge',
+  trigger: 'added',
+  summary: 'rates-hedge: new warning: two legs close within 7 days',
+  changes: [
+    { field: 'warnings', from: [basketRow.warnings[0]], to: basketRow.warnings, added: ['two legs close within 7 days'] },
+    { field: 'calendar_clashes', from: 0, to: 1 },
+  ],
+  current: basketRow,
+};
+
+const rankingRow = {
+  event_ticker: 'KXFED-25DEC',
+  title: 'Fed decision December',
+  series_category: 'politics',
+  model_probability: 62.3,
+  market_probability: 50,
+  edge_pp: 12.3,
+  expected_return: 0.24,
+  confidence_score: 7,
+  total_volume: 125000,
+  total_open_interest: 40000,
+  rank: 7,
+};
+
+/** An event entered the top 10 of a ranking (source rankings). */
+export const rankingAlert: Alert = {
+  ...base,
+  id: '01JD3Z9K4M6X0T2Q8B7N5C1VB1',
+  rule: 'top10-politics',
+  source: 'rankings',
+  entity: 'KXFED-25DEC',
+  trigger: 'crosses',
+  summary: 'Fed decision December: rank #7 crossed below 11',
+  changes: [{ field: 'rank', from: 14, to: 7 }],
+  current: rankingRow,
+};
+
+/** A market's price moved (source markets). */
+export const marketAlert: Alert = {
+  ...base,
+  id: '01JD3Z9K4M6X0T2Q8B7N5C1VB2',
+  rule: 'fed-prices',
+  source: 'markets',
+  entity: 'KXFED-25DEC-O1',
+  trigger: 'moves',
+  summary: 'Fed decision December: Cut: last_price 42¢ -> 55¢ (+13¢)',
+  changes: [{ field: 'last_price', from: 0.42, to: 0.55 }],
+  current: {
+    market_ticker: 'KXFED-25DEC-O1',
+    event_ticker: 'KXFED-25DEC',
+    series_ticker: 'KXFED',
+    title: 'Fed decision December: Cut',
+    subtitle: 'Cut',
+    status: 'open',
+    close_time: '2026-12-10T19:00:00Z',
+    last_price: 0.55,
+    yes_bid: 0.54,
+    yes_ask: 0.565,
+    no_bid: 0.435,
+    no_ask: 0.46,
+    volume: 900000,
+    volume_24h: 12500,
+    liquidity: 30000,
+    open_interest: 52000,
+    category: 'politics',
+    event_name: 'Fed decision December',
+  },
+};
+
+/** One alert per market-search source. */
+export const marketSearchAlerts: Alert[] = [
+  { ...crossesAlert, id: '01JD3Z9K4M6X0T2Q8B7N5C1VB3', rule: 'fed-edge', source: 'edge', entity: 'KXFED-25DEC', current: { ...rankingRow, rank: undefined, input_ticker: 'KXFED-25DEC', market_ticker: null, status: 'scored', captured_at: '2026-11-21T04:00:00Z' } },
+  rankingAlert,
+  marketAlert,
+  {
+    ...base,
+    id: '01JD3Z9K4M6X0T2Q8B7N5C1VB4',
+    rule: 'fed-themes',
+    source: 'similar',
+    entity: 'KXFEDDECISION-26JAN-O2',
+    trigger: 'new',
+    summary: 'Fed decision January: Hold: new similar market (distance 0.1835)',
+    changes: [],
+    current: { market_ticker: 'KXFEDDECISION-26JAN-O2', event_ticker: 'KXFEDDECISION-26JAN', title: 'Fed decision January: Hold', category: 'politics', distance: 0.1835 },
+  },
+  addedAlert,
+];
+
 /** One alert per trigger type. */
 export const alertsByTrigger: Record<Alert['trigger'], Alert> = {
   crosses: crossesAlert,
@@ -170,6 +283,16 @@ export const alertsByTrigger: Record<Alert['trigger'], Alert> = {
   rises: risesAlert,
   appears: appearsAlert,
   new: newAlert,
+  overdue: {
+    ...appearsAlert,
+    id: '01JD3Z9K4M6X0T2Q8B7N5C1V9Z',
+    rule: 'kpi-overdue',
+    trigger: 'overdue',
+    summary: 'Netflix Paid subscribers Q3 2026: actual still missing past its due date 2026-10-17 + 1d',
+    changes: [{ field: 'actual', from: null, to: null }],
+    current: { ...kpiRow, actual: null },
+  },
+  added: addedAlert,
 };
 
 /** An event whose API text tries to be markup. */

@@ -19,7 +19,7 @@ import {
   type DigestMessage,
   type TemplateSet,
 } from '../../src/render/index.ts';
-import { EVIL, alertsByTrigger, appearsAlert, changesAlert, crossesAlert, dropsAlert, evilAlert } from './render-fixtures.ts';
+import { EVIL, addedAlert, alertsByTrigger, appearsAlert, changesAlert, crossesAlert, dropsAlert, evilAlert, marketAlert, marketSearchAlerts, rankingAlert } from './render-fixtures.ts';
 import { tempDir } from '../helpers/files.ts';
 
 const templatesDir = fileURLToPath(new URL('../../templates', import.meta.url));
@@ -104,6 +104,37 @@ describe('default templates', () => {
     const email = renderEmail(set, digest);
     expect(email.subject).toBe('[digest] kpi-actuals: 2 alerts');
     expect(email.html).toContain('Tesla (TSLA)');
+  });
+});
+
+describe('default templates for the market-search sources', () => {
+  const cases = marketSearchAlerts.flatMap((alert) => TEMPLATE_KINDS.map((kind) => ({ source: alert.source, kind, alert })));
+
+  it.each(cases)('$source renders as $kind, naming its title', ({ alert, kind }) => {
+    const out = renderAlert(set, alert, kind);
+    if (kind === 'text') expect(out).toBe(`[${alert.severity}] ${alert.rule} ${alert.entity}: ${alert.summary}`);
+    else expect(out).toContain(alert.source === 'baskets' ? 'rates-hedge' : String(alert.current.title));
+  });
+
+  it("a basket's new warning reads as one line in every channel, its drawdown and return as percents", () => {
+    expect(renderAlert(set, addedAlert, 'email_subject')).toBe('[WARNING] rates-hedge: new warning: two legs close within 7 days');
+    expect(renderAlert(set, addedAlert, 'slack')).toContain('• Warnings added: two legs close within 7 days');
+    const text = renderAlert(set, addedAlert, 'email_text');
+    for (const part of ['Warnings added: two legs close within 7 days', 'Calendar clashes: 0 -> 1', 'Max drawdown: -12.3%', 'Return (3m): 4.1%', 'Sharpe: 1.23', 'Max pairwise correlation: 0.71', 'Largest leg: 4.0%']) {
+      expect(text).toContain(part);
+    }
+    expect(renderAlert(set, addedAlert, 'email_html')).toContain('added: <strong>two legs close within 7 days</strong>');
+  });
+
+  it("a market's prices show in cents, a ranking's rank with its number", () => {
+    const market = renderAlert(set, marketAlert, 'email_text');
+    expect(market).toContain('Last price: 42¢ -> 55¢ (+13¢)');
+    expect(market).toContain('Prices: last 55¢ · yes 54¢/56.5¢ · no 43.5¢/46¢');
+    expect(renderAlert(set, marketAlert, 'slack')).toContain('• Last price: 42¢ → 55¢ (+13¢)');
+    const ranking = renderAlert(set, rankingAlert, 'email_text');
+    expect(ranking).toContain('Rank: #14 -> #7');
+    expect(ranking).toContain('Rank: #7');
+    expect(ranking).toContain('62.3% vs 50.0% (edge +12.3 pp)');
   });
 });
 
@@ -309,7 +340,7 @@ describe('webhook bodies', () => {
   it('an alert is exactly the contract', () => {
     const body = webhookBody(crossesAlert);
     const parsed = JSON.parse(body) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current']);
+    expect(Object.keys(parsed)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current', 'explanation']);
     expect(parsed).toMatchObject({ version: 1, type: 'alert', id: crossesAlert.id, changes: [{ field: 'edge_pp', from: 8.1, to: 12.3 }], current: crossesAlert.current });
     expect(webhookBody(crossesAlert)).toBe(body);
   });

@@ -303,5 +303,55 @@ describe('a new entity (no previous snapshot)', () => {
 it('a rule that does not trigger keeps its cooldown memory and reports nothing', () => {
   const r = rule({ type: 'moves', field: 'edge_pp', by: 5, direction: 'any' });
   const result = evaluate(r, edge(1), edge(2), { armed: true, lastFiredAt: '2026-01-01T00:00:00.000Z' }, NOW);
-  expect(result).toEqual({ fired: false, triggered: false, state: { armed: true, lastFiredAt: '2026-01-01T00:00:00.000Z' }, changes: [], summary: '' });
+  expect(result).toEqual({ fired: false, triggered: false, rearmed: false, state: { armed: true, lastFiredAt: '2026-01-01T00:00:00.000Z' }, changes: [], summary: '' });
+});
+
+describe('added', () => {
+  const warnings = rule({ type: 'added', field: 'warnings' }, { name: 'hedge-warnings', source: 'baskets' });
+  const basket = (list: unknown): Snapshot => ({ basket: 'rates-hedge', max_drawdown: -0.05, warnings: list });
+
+  it.each([
+    { name: 'a new element fires', values: [['a'], ['a', 'b']], expected: [true] },
+    { name: 'the same list, reordered, does not', values: [['a', 'b'], ['b', 'a']], expected: [false] },
+    { name: 'an element removed does not', values: [['a', 'b'], ['a']], expected: [false] },
+    { name: 'gone, then back: fires again', values: [['a'], [], ['a']], expected: [false, true] },
+    { name: 'from null or absent', values: [null, ['a']], expected: [true] },
+    { name: 'not a list is an empty list', values: [['a'], 'a', ['a']], expected: [false, true] },
+  ])('$name', ({ values, expected }) => {
+    expect(fireSequence(warnings, values.map(basket))).toEqual(expected);
+  });
+
+  it('names the added elements in its changes and its summary', () => {
+    const out = evaluate(warnings, basket(['thin market: X']), { ...basket(['thin market: X', 'two legs close within 7 days']), calendar_clashes: 1 }, undefined, NOW);
+    expect(out.summary).toBe('rates-hedge: new warning: two legs close within 7 days');
+    expect(out.changes).toEqual([
+      { field: 'warnings', from: ['thin market: X'], to: ['thin market: X', 'two legs close within 7 days'], added: ['two legs close within 7 days'] },
+      { field: 'calendar_clashes', from: null, to: 1 },
+    ]);
+    expect(evaluate(warnings, basket([]), basket(['a', 'b']), undefined, NOW).summary).toBe('rates-hedge: new warnings: a; b');
+  });
+});
+
+describe('crosses on a rank (source rankings)', () => {
+  const top10 = rule({ type: 'crosses', field: 'rank', below: 11, abs: false, rearm: 0 }, { source: 'rankings' });
+  const outOf20 = rule({ type: 'crosses', field: 'rank', above: 20, abs: false, rearm: 0 }, { source: 'rankings' });
+  const ranked = (rank: number | null): Snapshot => ({ event_ticker: 'KXFED-25DEC', title: 'Fed decision December', rank });
+
+  it('entering the top 10 fires; leaving the ranking (rank null) re-arms; entering again fires again', () => {
+    expect(fireSequence(top10, [14, 7, 3, null, 9].map(ranked))).toEqual([true, false, false, true]);
+  });
+
+  it('leaving the ranking is below every rank: `above` fires', () => {
+    expect(fireSequence(outOf20, [5, null].map(ranked))).toEqual([true]);
+    expect(evaluate(outOf20, ranked(5), ranked(null), undefined, NOW).summary).toBe('Fed decision December: out of the ranking (rank crossed above 20)');
+  });
+
+  it('summarizes a rank as its number', () => {
+    expect(evaluate(top10, ranked(14), ranked(7), undefined, NOW).summary).toBe('Fed decision December: rank #7 crossed below 11');
+  });
+
+  it('a null on another source is no news, as before', () => {
+    const events = rule({ type: 'crosses', field: 'rank', below: 11, abs: false, rearm: 0 });
+    expect(fireSequence(events, [14, 7, null, 9].map(ranked))).toEqual([true, false, false]);
+  });
 });

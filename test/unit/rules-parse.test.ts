@@ -59,23 +59,23 @@ const cases: Case[] = [
   // The file itself
   { name: 'invalid YAML', text: 'rules:\n  - name: x\n    source: events: kpis\n', line: 3, column: 13, message: /^invalid YAML: / },
   { name: 'duplicate key', text: 'channels:\n  a: { type: console }\n  a: { type: console }\n', line: 3, column: 3, message: /^invalid YAML: Map keys must be unique/ },
-  { name: 'not a map', text: '- a\n- b\n', line: 1, column: 1, message: 'a rule file is a map with the keys channels and rules, not a list' },
-  { name: 'unknown top-level key', text: 'channels: {}\nrule: []\n', line: 2, column: 1, message: 'unknown top-level key "rule" (did you mean rules?) (a rule file has channels and rules)' },
+  { name: 'not a map', text: '- a\n- b\n', line: 1, column: 1, message: 'a rule file is a map with the keys channels, rules, watchlists and baskets, not a list' },
+  { name: 'unknown top-level key', text: 'channels: {}\nrule: []\n', line: 2, column: 1, message: 'unknown top-level key "rule" (did you mean rules?) (a rule file has channels, rules, watchlists and baskets)' },
   { name: 'rules not a list', text: 'rules:\n  name: x\n', line: 2, column: 3, message: 'rules: expected a list, got a map' },
   // Rules: keys and names
-  { name: 'unknown key in a rule', text: rule({ extra: ['    severty: warning'] }), line: 8, column: 5, message: 'rule "edge-rule": unknown key "severty" (did you mean severity?) (a rule has name, description, source, trigger, filter, notify, severity, cooldown, digest, template)' },
+  { name: 'unknown key in a rule', text: rule({ extra: ['    severty: warning'] }), line: 8, column: 5, message: 'rule "edge-rule": unknown key "severty" (did you mean severity?) (a rule has name, description, source, trigger, filter, notify, severity, cooldown, digest, template, for, resolve, unless, explain, watchlist, query, basket)' },
   { name: 'bad rule name', text: rule({ name: 'Edge_Rule' }), line: 4, column: 11, message: 'rule "Edge_Rule": name: bad rule name "Edge_Rule": use lower-case letters, digits and dashes' },
   { name: 'missing name', text: withRule('  - source: events', '    trigger: { type: new }', '    notify: [screen]'), line: 4, column: 5, message: 'rules[0]: missing name' },
   { name: 'wrong type', text: rule({ extra: ['    severity: [warning]'] }), line: 8, column: 15, message: /^rule "edge-rule": severity: unknown severity/ },
   { name: 'wrong type: description', text: rule({ extra: ['    description: 12'] }), line: 8, column: 18, message: 'rule "edge-rule": description: expected string, got number 12' },
-  { name: 'unknown source', text: rule({ source: 'eventz' }), line: 5, column: 13, message: 'rule "edge-rule": source: unknown source "eventz" (events, kpis, reports, runs)' },
+  { name: 'unknown source', text: rule({ source: 'eventz' }), line: 5, column: 13, message: 'rule "edge-rule": source: unknown source "eventz" (events, kpis, reports, runs, edge, rankings, markets, similar, baskets)' },
   { name: 'empty notify', text: rule({ notify: '[]' }), line: 7, column: 13, message: 'rule "edge-rule": notify: needs at least one channel' },
   { name: 'unknown channel in notify', text: rule({ notify: '[screen, scren]' }), line: 7, column: 22, message: 'rule "edge-rule": unknown channel "scren" in notify (did you mean screen?) (channels: screen)' },
   { name: 'unknown template', text: rule({ extra: ['    template: edgy'] }), line: 8, column: 15, message: 'rule "edge-rule": unknown template "edgy" (templates: edge)' },
   { name: 'bad cooldown', text: rule({ extra: ['    cooldown: 2 hours'] }), line: 8, column: 15, message: 'rule "edge-rule": cooldown: not a duration (write 30s, 15m, 2h, 1d): string "2 hours"' },
   { name: 'empty cooldown', text: rule({ extra: ['    cooldown:'] }), line: 8, column: 5, message: 'rule "edge-rule": cooldown: not a duration (write 30s, 15m, 2h, 1d): null' },
   // Triggers
-  { name: 'unknown trigger type', text: rule({ trigger: '{ type: crossed, field: edge_pp }' }), line: 6, column: 22, message: 'rule "edge-rule": unknown trigger type "crossed" (crosses, moves, flips, changes, drops, rises, appears, new)' },
+  { name: 'unknown trigger type', text: rule({ trigger: '{ type: crossed, field: edge_pp }' }), line: 6, column: 22, message: 'rule "edge-rule": unknown trigger type "crossed" (crosses, moves, flips, changes, drops, rises, appears, new, overdue, added)' },
   { name: 'missing trigger', text: withRule('  - name: x', '    source: events', '    notify: [screen]'), line: 4, column: 5, message: 'rule "x": missing trigger' },
   { name: 'crosses with both above and below', text: rule({ trigger: '{ type: crosses, field: edge_pp, above: 10, below: 2 }' }), line: 6, column: 14, message: 'rule "edge-rule": trigger: crosses needs exactly one of above and below' },
   { name: 'crosses with neither', text: rule({ trigger: '{ type: crosses, field: edge_pp }' }), line: 6, column: 14, message: 'rule "edge-rule": trigger: crosses needs exactly one of above and below' },
@@ -115,7 +115,7 @@ const cases: Case[] = [
   // Channels
   { name: 'unknown channel type', text: channel('  x:', '    type: pager'), line: 3, column: 11, message: 'channel "x": unknown channel type "pager" (slack, email, webhook, console)' },
   { name: 'channel without type', text: channel('  x: { to: [a@b.c] }'), line: 2, column: 6, message: 'channel "x": missing type (slack, email, webhook, console)' },
-  { name: 'unknown key in a channel', text: channel('  x:', '    type: console', '    colour: red'), line: 4, column: 5, message: 'channel "x": unknown key "colour" in a console channel (its keys: type)' },
+  { name: 'unknown key in a channel', text: channel('  x:', '    type: console', '    colour: red'), line: 4, column: 5, message: 'channel "x": unknown key "colour" in a console channel (its keys: type, quiet)' },
   { name: 'slack without SLACK_BOT_TOKEN', text: channel('  trading:', '    type: slack', '    channel: "#pm"'), line: 3, column: 11, message: 'channel "trading": slack needs SLACK_BOT_TOKEN' },
   { name: 'slack without channel', text: channel('  trading: { type: slack }'), ctx: { transports: { slack: true, email: false } }, line: 2, column: 12, message: 'channel "trading": missing channel' },
   { name: 'email without SMTP_URL', text: channel('  me:', '    type: email', '    to: [a@example.com]'), line: 3, column: 11, message: 'channel "me": email needs SMTP_URL' },
@@ -149,7 +149,7 @@ const cases: Case[] = [
   { name: 'database URL (with its password) in a rule', text: rule({ extra: ['    description: "${EDGEWATCH_DB}"'] }), line: 8, column: 18, message: "rules[0].description: ${EDGEWATCH_DB} is edgewatch's own credential: rule files cannot use it" },
   { name: 'API key, even when unset', text: channel('  hook:', '    type: webhook', '    url: https://example.com/?k=${EDGEWATCH_API_KEY}'), ctx: { env: {} }, line: 4, column: 10, message: "channels.hook.url: ${EDGEWATCH_API_KEY} is edgewatch's own credential: rule files cannot use it" },
   // Values from the environment are quoted as written, never as expanded
-  { name: 'unknown source from the environment', text: rule({ source: '${SOURCE}' }), line: 5, column: 13, message: 'rule "edge-rule": source: unknown source "${SOURCE}" (events, kpis, reports, runs)' },
+  { name: 'unknown source from the environment', text: rule({ source: '${SOURCE}' }), line: 5, column: 13, message: 'rule "edge-rule": source: unknown source "${SOURCE}" (events, kpis, reports, runs, edge, rankings, markets, similar, baskets)' },
   { name: 'bad rule name from the environment', text: rule({ name: '${RULE_NAME}' }), line: 4, column: 11, message: 'rule "${RULE_NAME}": name: bad rule name "${RULE_NAME}": use lower-case letters, digits and dashes' },
   { name: 'unknown channel from the environment', text: rule({ notify: '[screen, "${CHANNEL}"]' }), line: 7, column: 22, message: 'rule "edge-rule": unknown channel "${CHANNEL}" in notify (channels: screen)' },
   { name: 'not an email address from the environment', text: channel('  me:', '    type: email', '    to: ["${MAIL_TO}"]'), ctx: { transports: { slack: false, email: true } }, line: 4, column: 10, message: 'channel "me": to[0]: not an email address: "${MAIL_TO}"' },
@@ -281,7 +281,7 @@ describe('parseRuleFile: valid files', () => {
     { name: 'comments only', text: '# nothing yet\n' },
     { name: 'empty keys', text: 'channels:\nrules:\n' },
   ])('$name: nothing, no problem', ({ text: empty }) => {
-    expect(parseRuleFile(empty, 'e.yaml', CTX)).toEqual({ channels: [], rules: [], problems: [] });
+    expect(parseRuleFile(empty, 'e.yaml', CTX)).toEqual({ channels: [], rules: [], problems: [], warnings: [] });
   });
 });
 

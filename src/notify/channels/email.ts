@@ -13,6 +13,8 @@ export interface EmailMessage {
   subject: string;
   html: string;
   text: string;
+  /** The id of the message this one answers (a resolved alert's): `In-Reply-To` and `References`, so mail clients thread it. */
+  inReplyTo?: string;
 }
 
 /** The part of a nodemailer transport this adapter uses. */
@@ -78,7 +80,10 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier<Ema
           html: message.html,
           text: message.text,
           messageId: messageIdFor(message.id, options.from),
-          headers: { 'X-Edgewatch-Alert-Id': message.id },
+          ...(message.inReplyTo !== undefined
+            ? { inReplyTo: messageIdFor(message.inReplyTo, options.from), references: [messageIdFor(message.inReplyTo, options.from)] }
+            : {}),
+          headers: { 'X-Edgewatch-Alert-Id': message.inReplyTo ?? message.id },
         });
         return delivered;
       } catch (error) {

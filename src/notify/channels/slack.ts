@@ -9,7 +9,7 @@ import {
   type WebAPIRateLimitedError,
   type WebAPIRequestError,
 } from '@slack/web-api';
-import type { DeliveryOutcome } from '../../core/types.ts';
+import type { DeliveryOutcome, MessageRef } from '../../core/types.ts';
 import { redact } from '../../core/redact.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { delivered, failed } from './outcome.ts';
@@ -20,11 +20,18 @@ export interface SlackMessage {
   channel: string;
   text: string;
   blocks: KnownBlock[];
+  /** An earlier message updated in place first (`chat.update`): a resolved alert's, a generation run's first. */
+  update?: { ref: MessageRef; text: string; blocks: KnownBlock[] };
+  /** Posted as a reply in this message's thread (`thread_ts`). */
+  replyIn?: MessageRef;
 }
 
 /** The part of WebClient this adapter uses, so tests can hand in a client aimed at a local server. */
 export interface SlackPoster {
-  chat: { postMessage(args: { channel: string; text: string; blocks: KnownBlock[] }): Promise<{ ok?: boolean; error?: string }> };
+  chat: {
+    postMessage(args: { channel: string; text: string; blocks: KnownBlock[]; thread_ts?: string }): Promise<{ ok?: boolean; error?: string; channel?: string; ts?: string }>;
+    update(args: { channel: string; ts: string; text: string; blocks: KnownBlock[] }): Promise<{ ok?: boolean; error?: string }>;
+  };
 }
 
 export interface SlackNotifierOptions {
@@ -99,9 +106,23 @@ export function createSlackNotifier(options: SlackNotifierOptions): Notifier<Sla
   return {
     async send(message) {
       try {
-        const result = await client.chat.postMessage({ channel: message.channel, text: message.text, blocks: message.blocks });
+        // The update first: a retry after a failed reply updates again (the same content), then replies.
+        if (message.update) {
+          const { ref, text, blocks } = message.update;
+          const updated = await client.chat.update({ channel: ref.channel, ts: ref.ts, text, blocks });
+          if (updated.ok === false) return failed(false, `slack: chat.update: ${redact(String(updated.error ?? 'not ok'), [token])}`);
+        }
+        const thread = message.replyIn;
+        const result = await client.chat.postMessage({
+          channel: thread?.channel ?? message.channel,
+          text: message.text,
+          blocks: message.blocks,
+          ...(thread ? { thread_ts: thread.ts } : {}),
+        });
         if (result.ok === false) return failed(false, `slack: ${redact(String(result.error ?? 'not ok'), [token])}`);
-        return delivered;
+        // Where the message (or the thread it replied in) is, to update it and reply to it later.
+        const ref = thread ?? (typeof result.channel === 'string' && typeof result.ts === 'string' ? { channel: result.channel, ts: result.ts } : undefined);
+        return ref ? { ok: true, ref } : delivered;
       } catch (error) {
         const outcome = slackOutcome(error);
         return outcome.ok ? outcome : { ...outcome, error: redact(outcome.error, [token]).replace(/xox[a-z]-[A-Za-z0-9-]+/g, '[redacted]') };
