@@ -269,6 +269,8 @@ function scheduleOverdue(builder: PlanBuilder, rule: Rule, key: string, prevData
 /** Everything `planTimers` judges by: the source's timers due now and what they fire on. */
 export interface TimersInput {
   source: SourceName;
+  /** The market-search feed the entities are stored under (Plan.feed). */
+  feed?: string;
   /** Timers whose time has come. */
   due: readonly Timer[];
   /** The latest stored snapshots of the timers' entities. */

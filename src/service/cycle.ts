@@ -162,15 +162,32 @@ export async function ingestItems(
  * entity's latest stored snapshot, whether or not this poll changed it. Only the due timers are
  * read, by the due-time index. Returns the alerts stored now (dry run: that would be).
  */
-export async function evaluateTimers(store: Store, source: SourceName, rules: readonly Rule[], now: Date, options: { dryRun?: boolean } = {}): Promise<Alert[]> {
+export async function evaluateTimers(
+  store: Store,
+  source: SourceName,
+  rules: readonly Rule[],
+  now: Date,
+  options: { dryRun?: boolean; feed?: string } = {},
+): Promise<Alert[]> {
   const need = needs(rules);
   if (!need.timers) return [];
-  const due = await dueTimers(store, source, now);
+  const { feed } = options;
+  const due = await dueTimers(store, feed ?? source, now);
   if (due.length === 0) return [];
   const keys = [...new Set(due.map((timer) => timer.key))];
-  const inputs = await loadPlanInputs(store, source, keys, { memory: true, openOf: need.openOf });
+  const inputs = await loadPlanInputs(store, feed ?? source, keys, { memory: true, openOf: need.openOf });
   const entities = [...inputs.previous].map(([key, stored]) => ({ key, data: JSON.parse(stored.text) as Record<string, unknown> }));
-  const planned = planTimers({ source, due, latest: inputs.previous, memory: inputs.memory, open: inputs.open, related: await relatedOf(store, source, entities, need.related), rules, now });
+  const planned = planTimers({
+    source,
+    ...(feed === undefined ? {} : { feed }),
+    due,
+    latest: inputs.previous,
+    memory: inputs.memory,
+    open: inputs.open,
+    related: await relatedOf(store, source, entities, need.related),
+    rules,
+    now,
+  });
   const alerts = planned.alerts.map(({ alert }) => alert);
   if (options.dryRun) return alerts;
   const stored = await applyPlan(store, planned);
@@ -253,7 +270,10 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
   });
   if (pages === 'idle') return { ...result, skipped: true };
   let watermark: string | null | undefined;
+  // A market-search source's pages belong to feeds, each with its own rules, timers and open alerts.
+  const feeds = new Map<string, readonly Rule[]>();
   for await (const { items, watermark: pageWatermark, feed, notices, ...remembered } of pages) {
+    if (feed?.key !== undefined) feeds.set(feed.key, feed.rules);
     const ingested = await ingestItems(store, source, items, feed?.rules ?? rules, options.now(), {
       baseline,
       dryRun,
@@ -266,7 +286,10 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
     if (pageWatermark !== undefined) watermark = pageWatermark;
   }
   // Time-driven rules are judged at every poll of the source, after its pages are in.
-  if (!baseline) result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun })));
+  if (!baseline) {
+    result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun })));
+    for (const [feed, feedRules] of feeds) result.alerts.push(...(await evaluateTimers(store, source, feedRules, options.now(), { dryRun, feed })));
+  }
   if (!dryRun) await markPollSuccess(store, source, options.now(), watermark === undefined ? {} : { watermark });
   return result;
 }

@@ -40,7 +40,8 @@ export async function loadPlanInputs(store: Store, source: string, keys: readonl
       const open = await db
         .selectFrom('alerts')
         .select(['id', 'rule', 'entity'])
-        .where('source', '=', source)
+        // An alert of a market-search feed is under its feed; the others under their source.
+        .where((eb) => eb.or([eb('feed', '=', source), eb.and([eb('feed', 'is', null), eb('source', '=', source)])]))
         .where('entity', 'in', slice)
         .where('rule', 'in', [...options.openOf])
         .where('resolved_at', 'is', null)
@@ -82,8 +83,8 @@ function rowToTimer(row: TimersTable): Timer {
   return timer;
 }
 
-/** A source's timers whose time has come (by the due-time index), soonest first. */
-export async function dueTimers(store: Store, source: SourceName, now: Date, limit = 5_000): Promise<Timer[]> {
+/** A source's (or a market-search feed's) timers whose time has come (by the due-time index), soonest first. */
+export async function dueTimers(store: Store, source: string, now: Date, limit = 5_000): Promise<Timer[]> {
   const rows = await queryBuilder(store)
     .selectFrom('timers')
     .selectAll()
@@ -312,15 +313,17 @@ const upsertTimers = compiledRows<TimersTable>(['rule', 'source', 'entity_key', 
     ),
 );
 
+/** Timers are kept where the entities are: under the plan's feed, if any (Plan.feed). */
 async function writeTimers(trx: Kysely<Database>, plan: Plan): Promise<void> {
+  const storedAs = plan.feed ?? plan.source;
   for (const { rule, key } of plan.clearedTimers ?? []) {
-    await trx.deleteFrom('timers').where('rule', '=', rule).where('source', '=', plan.source).where('entity_key', '=', key).execute();
+    await trx.deleteFrom('timers').where('rule', '=', rule).where('source', '=', storedAs).where('entity_key', '=', key).execute();
   }
   await upsertTimers(
     trx,
     (plan.timers ?? []).map((t) => ({
       rule: t.rule,
-      source: plan.source,
+      source: storedAs,
       entity_key: t.key,
       kind: t.kind,
       due_at: t.dueAt,

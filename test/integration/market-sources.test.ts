@@ -58,6 +58,38 @@ rules:
     expect(firedBy(q, 'fed-edge')).toHaveLength(1);
   });
 
+  it('judges dwell and resolution on the watchlist feed: a crossing held for `for` fires once, and its clearing resolves it', async () => {
+    const p = await start('');
+    const [watched] = venueaEvents(p);
+    await p.close();
+    const q = await start(`
+watchlists:
+  one: [${watched}]
+rules:
+  - { name: held-edge, source: edge, watchlist: one, trigger: { type: crosses, field: edge_pp, above: 30 }, for: 30m, resolve: true, notify: [screen] }
+`);
+    refreshWith(q, { [watched!]: { edge_pp: 1 } });
+    expect((await q.poll()).alerts).toEqual([]);
+
+    refreshWith(q, { [watched!]: { edge_pp: 35 } });
+    expect((await q.poll()).alerts).toEqual([]);
+    expect(q.sql.prepare("SELECT source, kind FROM timers WHERE rule = 'held-edge'").all()).toEqual([{ source: 'edge?watchlist=one', kind: 'dwell' }]);
+    // Polled again before the dwell is over: the wait is not restarted.
+    const due = q.sql.prepare("SELECT due_at FROM timers WHERE rule = 'held-edge'").get();
+    q.sandbox.advance(10);
+    expect((await q.poll()).alerts).toEqual([]);
+    expect(q.sql.prepare("SELECT due_at FROM timers WHERE rule = 'held-edge'").get()).toEqual(due);
+
+    q.sandbox.advance(25);
+    const fired = (await q.poll()).alerts;
+    expect(fired.map((a) => [a.rule, a.entity])).toEqual([['held-edge', watched]]);
+    expect((await q.poll()).alerts).toEqual([]);
+
+    refreshWith(q, { [watched!]: { edge_pp: 2 } });
+    await q.poll();
+    expect(q.sql.prepare("SELECT alert_id FROM resolutions").all()).toEqual([{ alert_id: fired[0]!.id }]);
+  });
+
   it('fetches watchlists of more than 100 tickers together in requests of at most 100, one per 100 distinct tickers', async () => {
     const p = await start('');
     const tickers = p.sandbox.world.marketTickers().slice(0, 120);

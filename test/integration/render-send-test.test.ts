@@ -106,7 +106,7 @@ describe('render', () => {
     expect(part(mail, 'html', [])).toContain('A <strong>sample</strong> summary.');
 
     const body = JSON.parse(part(by.get('pipeline')!, 'body', [])) as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current']);
+    expect(Object.keys(body)).toEqual(['version', 'type', 'id', 'rule', 'severity', 'source', 'entity', 'trigger', 'fired_at', 'summary', 'changes', 'current', 'explanation']);
     expect(body).toMatchObject({ version: 1, type: 'alert', rule: 'edge-over-10', entity: 'KXSAMPLE-26JAN' });
     // The trigger's field first, then the other changed fields.
     expect((body.changes as unknown[])[0]).toEqual({ field: 'edge_pp', from: 8.1, to: 12.3 });

@@ -78,7 +78,7 @@ describe('silence', () => {
     { args: ['silence', 'add', '--rule', 'x', '--until', '2020-01-01T00:00:00Z'], message: 'edgewatch silence add: --until 2020-01-01T00:00:00Z: the end is in the past' },
     { args: ['silence', 'add', '--rule', 'x'], message: 'edgewatch silence add: needs how long: --for DURATION (30m, 2h, 1d) or --until ISO time' },
     { args: ['silence', 'add', '--rule', 'x', '--for', 'soon'], message: 'edgewatch silence add: --for soon: not a duration (write 30m, 2h, 1d)' },
-    { args: ['silence', 'add', '--source', 'event', '--for', '1h'], message: 'edgewatch silence add: --source event: unknown source (events, kpis, reports, runs, or a glob with *)' },
+    { args: ['silence', 'add', '--source', 'event', '--for', '1h'], message: 'edgewatch silence add: --source event: unknown source (events, kpis, reports, runs, edge, rankings, markets, similar, baskets, or a glob with *)' },
     { args: ['silence', 'expire', 'nope'], message: 'edgewatch silence expire: no active silence nope (see edgewatch silence list)' },
   ])('$args: one line, exit 2, nothing stored', async ({ args, message }) => {
     // A database that exists, so that "nothing stored" is checked in it.

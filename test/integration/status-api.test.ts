@@ -63,7 +63,7 @@ describe('/api/sources', () => {
     expect(status).toBe(200);
     expect(body.status).toBe('ok');
     expect(body.api).toBe(scene.sandbox.url);
-    expect(body.sources.map((s) => s.name)).toEqual(['events', 'kpis', 'reports', 'runs']);
+    expect(body.sources.map((s) => s.name)).toEqual(['events', 'kpis', 'reports', 'runs', 'edge', 'rankings', 'markets', 'similar', 'baskets']);
     const events = body.sources.find((s) => s.name === 'events')!;
     expect(events).toMatchObject({ state: 'ok', interval_seconds: 1, last_error: null, recovered: false, key_refused: false, entities: 10 });
     expect(Date.parse(events.last_success_at!)).toBeGreaterThan(0);
@@ -113,7 +113,7 @@ describe('/api/alerts', () => {
     const fired = body.alerts.map((a) => a.fired_at);
     expect(fired).toEqual([...fired].sort().reverse());
     const alert = body.alerts.find((a) => a.entity === t3)!;
-    expect(Object.keys(alert).sort()).toEqual(['deliveries', 'entity', 'fired_at', 'id', 'rule', 'severity', 'source', 'summary', 'trigger']);
+    expect(Object.keys(alert).sort()).toEqual(['deliveries', 'entity', 'fired_at', 'id', 'resolved_at', 'rule', 'severity', 'source', 'summary', 'trigger']);
     expect(alert).toMatchObject({ rule: 'edge-over-10', severity: 'warning', source: 'events', trigger: 'crosses' });
     expect(alert.summary).toContain('crossed above 10');
     await waitFor('the crossing delivered', async () => (await api<AlertsJson>(`alerts?entity=${t3}&rule=edge-over-10`)).body.alerts[0]!.deliveries[0]!.status === 'delivered');

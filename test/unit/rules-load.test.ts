@@ -15,8 +15,8 @@ describe('the example rules folder', () => {
     expect(set.problems.map(formatProblem)).toEqual([]);
     expect([...set.channels.keys()]).toEqual(['screen']);
     const triggers = new Set(set.rules.map((r) => r.trigger.type));
-    expect([...triggers].sort()).toEqual(['appears', 'changes', 'crosses', 'flips', 'moves', 'new', 'rises', 'drops', 'overdue'].sort());
-    expect(new Set(set.rules.map((r) => r.source))).toEqual(new Set(['events', 'kpis', 'reports', 'runs']));
+    expect([...triggers].sort()).toEqual(['appears', 'changes', 'crosses', 'flips', 'moves', 'new', 'rises', 'drops', 'overdue', 'added'].sort());
+    expect(new Set(set.rules.map((r) => r.source))).toEqual(new Set(['events', 'kpis', 'reports', 'runs', 'edge', 'rankings', 'markets', 'similar', 'baskets']));
     expect(set.rules.find((r) => r.trigger.type === 'appears')?.digest).toEqual({ cron: '0 18 * * *', timezone: 'UTC' });
   });
 });
@@ -75,8 +75,8 @@ describe('combineRuleFiles: checks across files', () => {
         { file: 'a.yaml', text: channels + 'oops: 1\n' },
       ],
       problems: [
-        'b.yaml:1:1: unknown top-level key "rulez" (did you mean rules?) (a rule file has channels, rules, watchlists and baskets)',
-        'a.yaml:3:1: unknown top-level key "oops" (a rule file has channels, rules, watchlists and baskets)',
+        'b.yaml:1:1: unknown top-level key "rulez" (did you mean rules?) (a rule file has channels, rules, health, watchlists and baskets)',
+        'a.yaml:3:1: unknown top-level key "oops" (a rule file has channels, rules, health, watchlists and baskets)',
       ],
       rules: [],
     },

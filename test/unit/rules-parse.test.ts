@@ -59,8 +59,8 @@ const cases: Case[] = [
   // The file itself
   { name: 'invalid YAML', text: 'rules:\n  - name: x\n    source: events: kpis\n', line: 3, column: 13, message: /^invalid YAML: / },
   { name: 'duplicate key', text: 'channels:\n  a: { type: console }\n  a: { type: console }\n', line: 3, column: 3, message: /^invalid YAML: Map keys must be unique/ },
-  { name: 'not a map', text: '- a\n- b\n', line: 1, column: 1, message: 'a rule file is a map with the keys channels, rules, watchlists and baskets, not a list' },
-  { name: 'unknown top-level key', text: 'channels: {}\nrule: []\n', line: 2, column: 1, message: 'unknown top-level key "rule" (did you mean rules?) (a rule file has channels, rules, watchlists and baskets)' },
+  { name: 'not a map', text: '- a\n- b\n', line: 1, column: 1, message: 'a rule file is a map with the keys channels, rules, health, watchlists and baskets, not a list' },
+  { name: 'unknown top-level key', text: 'channels: {}\nrule: []\n', line: 2, column: 1, message: 'unknown top-level key "rule" (did you mean rules?) (a rule file has channels, rules, health, watchlists and baskets)' },
   { name: 'rules not a list', text: 'rules:\n  name: x\n', line: 2, column: 3, message: 'rules: expected a list, got a map' },
   // Rules: keys and names
   { name: 'unknown key in a rule', text: rule({ extra: ['    severty: warning'] }), line: 8, column: 5, message: 'rule "edge-rule": unknown key "severty" (did you mean severity?) (a rule has name, description, source, trigger, filter, notify, severity, cooldown, digest, template, for, resolve, unless, explain, watchlist, query, basket)' },
