@@ -1,17 +1,22 @@
 // An alert's life (timers, resolutions and their notices, source health, silences, the agent's
-// answers and its daily limit) and the market-search feeds in the store, on SQLite and
-// PostgreSQL: the same repository functions, the same answers.
+// answers and its daily limit), the market-search feeds and the status page's reads of an entity
+// in the store, on SQLite and PostgreSQL: the same repository functions, the same answers.
 import { beforeEach, expect, it } from 'vitest';
 import { alertId, causeKey, noticeId } from '../../src/core/alert-id.ts';
 import type { Plan } from '../../src/core/plan.ts';
 import {
   activeSilences,
+  alertsOnEntity,
   applyPlan,
   claimSends,
   dueSends,
   dueTimers,
+  entityCounts,
+  entityHistory,
+  entityRuleStates,
   expireSilence,
   feedSnapshots,
+  getEntity,
   insertSilence,
   listAlerts,
   markPollError,
@@ -160,5 +165,23 @@ describeStores("an alert's life", (db) => {
     expect(await feedSnapshots(store, 'rankings:top-edge')).toEqual(new Map([['E1', { event_ticker: 'E1', rank: 1 }]]));
     expect(await feedSnapshots(store, 'rankings')).toEqual(new Map());
     expect(await polledFeeds(store, ['rankings:top-edge', 'rankings:other'])).toEqual(new Set(['rankings:top-edge']));
+  });
+});
+
+describeStores("the status page's reads of an entity", (db) => {
+  it('reads its latest snapshot, its versions oldest first, the rules memory of it and its alerts', async () => {
+    const store = await db().open();
+    await applyPlan(store, { ...firing(), memory: [{ rule: 'r', key: 'A', state: { armed: false, lastFiredAt: T0.toISOString() } }] });
+    await applyPlan(store, resolving());
+    expect(await getEntity(store, 'events', 'A')).toMatchObject({ seq: 2, data: JSON.stringify({ event_ticker: 'A', edge_pp: 3 }) });
+    expect(await getEntity(store, 'events', 'B')).toBeUndefined();
+    expect((await entityHistory(store, 'events', 'A', 10)).map((v) => [v.seq, JSON.parse(v.data) as unknown])).toEqual([
+      [1, { event_ticker: 'A', edge_pp: 12 }],
+      [2, { event_ticker: 'A', edge_pp: 3 }],
+    ]);
+    expect((await entityHistory(store, 'events', 'A', 1)).map((v) => v.seq)).toEqual([2]);
+    expect(await entityRuleStates(store, 'events', 'A')).toEqual([{ rule: 'r', armed: 0, last_fired_at: T0.toISOString() }]);
+    expect(await entityCounts(store)).toEqual(new Map([['events', 1]]));
+    expect(await alertsOnEntity(store, 'events', 'A', ['r'])).toEqual([{ id: ID, rule: 'r', severity: 'warning', fired_at: '2026-11-21T18:00:00Z', seq: 1, summary: 'A crossed' }]);
   });
 });
