@@ -2,7 +2,7 @@
 // Templates get this `view` beside the raw `alert`, so they stay short and logic-free.
 import { entityTitle } from '../core/entity-title.ts';
 import { DASH, dateTime, formatDelta, formatValue, kpiValue, percent, signedPp, words } from '../core/format.ts';
-import type { Alert, Change, Severity } from '../core/types.ts';
+import { isMarketSource, type Alert, type Change, type MarketSourceName, type Severity } from '../core/types.ts';
 import { isRecord } from '../core/values.ts';
 import { fieldLabel } from './labels.ts';
 import type { DigestMessage } from './types.ts';
@@ -263,6 +263,15 @@ function shown(current: Record<string, unknown>, field: string): string | undefi
   return value === null || value === undefined ? undefined : formatValue(field, value);
 }
 
+/** The facts a market-search source's alert shows, by source. */
+const MARKET_FACTS: Record<MarketSourceName, (current: Record<string, unknown>, facts: Fact[]) => void> = {
+  edge: edgeFacts,
+  rankings: rankingFacts,
+  markets: marketFacts,
+  similar: similarFacts,
+  baskets: basketFacts,
+};
+
 function edgeFacts(current: Record<string, unknown>, facts: Fact[]): void {
   push(facts, 'Model vs market', modelVsMarket(current));
   push(facts, 'Confidence', shown(current, 'confidence_score'));
@@ -354,28 +363,9 @@ export function alertView(alert: Alert): AlertView {
       note = RUN_NOTES[status];
       break;
     }
-    case 'edge':
-      changes = alert.changes.map(changeLine);
-      edgeFacts(current, facts);
-      break;
-    case 'rankings':
-      changes = alert.changes.map(changeLine);
-      rankingFacts(current, facts);
-      break;
-    case 'markets':
-      changes = alert.changes.map(changeLine);
-      marketFacts(current, facts);
-      break;
-    case 'similar':
-      changes = alert.changes.map(changeLine);
-      similarFacts(current, facts);
-      break;
-    case 'baskets':
-      changes = alert.changes.map(changeLine);
-      basketFacts(current, facts);
-      break;
     default:
       changes = alert.changes.map(changeLine);
+      if (isMarketSource(alert.source)) MARKET_FACTS[alert.source](current, facts);
   }
 
   const takeaway = str(current.key_takeaway);

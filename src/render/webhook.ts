@@ -13,7 +13,8 @@ export interface WebhookAlertPayload {
   trigger: Alert['trigger'];
   fired_at: string;
   summary: string;
-  changes: Array<{ field: string; from: unknown; to: unknown }>;
+  /** `added`: on an `added` trigger's change, the elements the list gained. */
+  changes: Array<{ field: string; from: unknown; to: unknown; added?: unknown[] }>;
   current: Record<string, unknown>;
   /** The agent's cited answer (`explain`); null when there is none. */
   explanation: Explanation | null;
@@ -69,7 +70,7 @@ export function webhookAlertPayload(alert: Alert): WebhookAlertPayload {
     trigger: alert.trigger,
     fired_at: alert.fired_at,
     summary: alert.summary,
-    changes: alert.changes.map((c) => ({ field: c.field, from: c.from ?? null, to: c.to ?? null })),
+    changes: alert.changes.map((c) => ({ field: c.field, from: c.from ?? null, to: c.to ?? null, ...(c.added === undefined ? {} : { added: c.added }) })),
     current: alert.current,
     explanation: alert.explanation ?? null,
   };

@@ -29,7 +29,10 @@ export interface PlanInput {
   related?: ReadonlyMap<string, RelatedSnapshots>;
   /** The rules of this source. */
   rules: readonly Rule[];
+  /** The clock rules judge by (dwell, due dates, cooldown): the data's. */
   now: Date;
+  /** The time stored with what the plan writes (fired_at, deliveries, resolutions); `now` when absent. */
+  at?: Date;
   /** The source's first poll: store what it sees, fire nothing. */
   baseline: boolean;
 }
@@ -54,9 +57,9 @@ class PlanBuilder {
   private readonly openWrites = new Map<string, string | null>();
 
   constructor(
-    readonly input: Pick<PlanInput, 'source' | 'feed' | 'memory' | 'timers' | 'open' | 'related' | 'now'>,
+    readonly input: Pick<PlanInput, 'source' | 'feed' | 'memory' | 'timers' | 'open' | 'related' | 'now' | 'at'>,
   ) {
-    this.plan = emptyPlan(input.source, input.feed, input.now);
+    this.plan = emptyPlan(input.source, input.feed, input.at ?? input.now);
   }
 
   private static id(rule: string, key: string): string {
@@ -101,7 +104,7 @@ class PlanBuilder {
       source: this.input.source,
       entity: key,
       trigger: rule.trigger.type,
-      fired_at: wholeSeconds(this.input.now),
+      fired_at: wholeSeconds(this.input.at ?? this.input.now),
       ...fields,
     };
     const inhibition = inhibitedBy(rule, key, fields.current, this.input.related?.get(key));
@@ -121,7 +124,7 @@ class PlanBuilder {
     this.plan.resolutions.push({
       id: resolutionId(alertIdOpen),
       alertId: alertIdOpen,
-      resolvedAt: wholeSeconds(this.input.now),
+      resolvedAt: wholeSeconds(this.input.at ?? this.input.now),
       summary: summarizeResolution(rule, current),
       changes,
       seq,
@@ -280,6 +283,7 @@ export interface TimersInput {
   related?: ReadonlyMap<string, RelatedSnapshots>;
   rules: readonly Rule[];
   now: Date;
+  at?: Date;
 }
 
 /**

@@ -84,6 +84,8 @@ export interface IngestOptions {
   remembered?: PageMemory;
   /** A market-search feed the items are stored under, instead of the source (Plan.feed). */
   feed?: string;
+  /** The time stored with what is written (PlanInput.at); `now` when absent. */
+  at?: Date;
 }
 
 export interface IngestResult {
@@ -144,6 +146,7 @@ export async function ingestItems(
     items,
     rules,
     now,
+    ...(options.at === undefined ? {} : { at: options.at }),
     baseline: options.baseline,
     related: judging ? await relatedOf(store, source, items, need.related) : undefined,
     // Not kept in a variable: the stored snapshots (text) can be collected while the plan is applied.
@@ -167,11 +170,11 @@ export async function evaluateTimers(
   source: SourceName,
   rules: readonly Rule[],
   now: Date,
-  options: { dryRun?: boolean; feed?: string } = {},
+  options: { dryRun?: boolean; feed?: string; at?: Date } = {},
 ): Promise<Alert[]> {
   const need = needs(rules);
   if (!need.timers) return [];
-  const { feed } = options;
+  const { feed, at } = options;
   const due = await dueTimers(store, feed ?? source, now);
   if (due.length === 0) return [];
   const keys = [...new Set(due.map((timer) => timer.key))];
@@ -187,6 +190,7 @@ export async function evaluateTimers(
     related: await relatedOf(store, source, entities, need.related),
     rules,
     now,
+    ...(at === undefined ? {} : { at }),
   });
   const alerts = planned.alerts.map(({ alert }) => alert);
   if (options.dryRun) return alerts;
@@ -198,7 +202,13 @@ export interface PollSourcesOptions {
   store: Store;
   api: ResearchApi;
   rules: readonly Rule[];
+  /** The clock rules judge by (dwell, due dates, cooldown): the data's (the built-in sandbox's simulated time). */
   now: () => Date;
+  /**
+   * The clock of what is stored and shown: fired_at, deliveries (the outbox, digests and silences
+   * run on it), poll times; `now` when absent (the same outside the built-in sandbox).
+   */
+  wallNow?: () => Date;
   dryRun?: boolean;
   reportsBudget: number;
   /** Which sources to poll; default all. */
@@ -209,6 +219,8 @@ export interface PollSourcesOptions {
   /** `status`: the HTTP status of the API's answer that failed the poll, when there was one. */
   onPoll?: (event: { source: SourceName; ok: boolean; durationMs: number; error?: string; status?: number; result?: PollResult }) => void;
 }
+
+const wallNow = (options: Pick<PollSourcesOptions, 'now' | 'wallNow'>): Date => (options.wallNow ?? options.now)();
 
 export interface PollResult {
   source: SourceName;
@@ -278,6 +290,7 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
       baseline,
       dryRun,
       remembered,
+      at: wallNow(options),
       ...(feed?.key === undefined ? {} : { feed: feed.key }),
     });
     result.notices.push(...(notices ?? []));
@@ -287,17 +300,17 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
   }
   // Time-driven rules are judged at every poll of the source, after its pages are in.
   if (!baseline) {
-    result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun })));
-    for (const [feed, feedRules] of feeds) result.alerts.push(...(await evaluateTimers(store, source, feedRules, options.now(), { dryRun, feed })));
+    result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun, at: wallNow(options) })));
+    for (const [feed, feedRules] of feeds) result.alerts.push(...(await evaluateTimers(store, source, feedRules, options.now(), { dryRun, feed, at: wallNow(options) })));
   }
-  if (!dryRun) await markPollSuccess(store, source, options.now(), watermark === undefined ? {} : { watermark });
+  if (!dryRun) await markPollSuccess(store, source, wallNow(options), watermark === undefined ? {} : { watermark });
   return result;
 }
 
 /** One health notice per change (degraded, then recovered), to the channels of `health`. */
 async function noteHealth(options: PollSourcesOptions, source: SourceName, status: 'degraded' | 'recovered', error: string | null): Promise<void> {
   const channels = options.health?.notify ?? [];
-  await recordSourceHealth(options.store, { source, status, error, channels, noticeId: (cause) => noticeId(`${source}\u0000${cause}`) }, options.now());
+  await recordSourceHealth(options.store, { source, status, error, channels, noticeId: (cause) => noticeId(`${source}\u0000${cause}`) }, wallNow(options));
 }
 
 export async function pollSources(options: PollSourcesOptions): Promise<PollSourcesReport> {
@@ -318,7 +331,7 @@ export async function pollSources(options: PollSourcesOptions): Promise<PollSour
       const status = errorStatus(error);
       if (!options.dryRun) {
         try {
-          const failures = await markPollError(options.store, source, options.now(), message);
+          const failures = await markPollError(options.store, source, wallNow(options), message);
           // After `after` failed polls in a row, or at once when the API refuses the key.
           if (options.health && (failures >= options.health.after || isKeyRefused(status))) await noteHealth(options, source, 'degraded', message);
         } catch (recordError) {
@@ -334,7 +347,7 @@ export async function pollSources(options: PollSourcesOptions): Promise<PollSour
   await inPollOrder(pollOne);
   if (!options.dryRun && options.snapshotRetentionMs !== undefined) {
     try {
-      await pruneSnapshots(options.store, new Date(options.now().getTime() - options.snapshotRetentionMs));
+      await pruneSnapshots(options.store, new Date(wallNow(options).getTime() - options.snapshotRetentionMs));
     } catch {
       // Housekeeping only: a locked or full database is retried by the next cycle's pruning.
     }

@@ -220,6 +220,7 @@ async function poll({ config, log, now, store, connection, rules, metrics, datab
     api: connection.api,
     rules: ruleSet.rules,
     now: dataClock(connection, now),
+    wallNow: now,
     reportsBudget: config.reportsBudget,
     sources: [source],
     ...(ruleSet.health ? { health: ruleSet.health } : {}),

@@ -32,6 +32,7 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
       api: connection.api,
       rules: ruleSet.rules,
       now: dataClock(connection, () => new Date()),
+      wallNow: () => new Date(),
       dryRun: options.dryRun,
       reportsBudget: config.reportsBudget,
       snapshotRetentionMs: config.snapshotRetentionMs,

@@ -72,6 +72,25 @@ describe('silence', () => {
     expect(shown).toContain(`${id}  expired`);
   }, 90_000);
 
+  // The built-in sandbox's world runs on a simulated clock that rules judge by; silences, like
+  // everything stored and shown, are on the wall clock.
+  it('on the built-in sandbox, a silence mutes the alerts that fire while it lasts, and they carry the wall-clock time', async () => {
+    const env = { EDGEWATCH_DB: scene.dbPath, EDGEWATCH_PORT: '0', USER: 'ann' };
+    expect(await runCli(['silence', 'add', '--rule', '*', '--for', '2h'], env)).toMatchObject({ code: 0 });
+    const started = Date.now();
+    daemon = await startDaemonChild(env);
+    const alerts = await waitFor('an alert', async () => {
+      const rows = JSON.parse((await runCli(['alerts', '--json'], env)).stdout) as Array<Listed & { fired_at: string }>;
+      return rows.length > 0 ? rows : undefined;
+    }, 60_000);
+    for (const alert of alerts) {
+      expect(alert.deliveries.map((d) => d.status)).toEqual(alert.deliveries.map(() => 'silenced'));
+      expect(Date.parse(alert.fired_at)).toBeGreaterThanOrEqual(started - 1_000);
+      expect(Date.parse(alert.fired_at)).toBeLessThanOrEqual(Date.now());
+    }
+    expect(daemon.stdout().filter((line) => /^\[(info|warning|critical)\] /.test(line))).toEqual([]);
+  }, 90_000);
+
   it.each([
     { args: ['silence', 'add', '--for', '2h'], message: 'edgewatch silence add: needs at least one matcher: --rule NAME, --entity KEY or --source S (* matches any run of characters)' },
     { args: ['silence', 'add', '--rule', 'x', '--for', '2h', '--until', '2099-01-01T00:00:00Z'], message: 'edgewatch silence add: takes --for or --until, not both' },

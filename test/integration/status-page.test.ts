@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryJson } from '../../src/service/api-types.ts';
 import { getJson } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/files.ts';
+import { insertSilence, openStore } from '../../src/store/index.ts';
 import { openSql } from '../helpers/sql.ts';
 import { launchChromium, startStatusScene, type Chromium, type StatusScene } from '../helpers/status.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -267,4 +268,23 @@ it('shows text from the API as text, and runs none of it', async () => {
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(errors).toEqual([]);
   }
+});
+
+it('lists an active silence with its matchers, author and comment, the comment as text', async () => {
+  // As `silence add` stores it, while the daemon runs: the page's next refresh shows it.
+  const store = await openStore(scene.dbPath);
+  const now = new Date();
+  await insertSilence(
+    store,
+    { id: 'silence-1', matchers: { rule: 'edge-*', entity: `${t1}` }, starts_at: now.toISOString(), ends_at: new Date(now.getTime() + 3_600_000).toISOString(), comment: `on it ${HOSTILE}`, created_by: 'ann' },
+    now,
+  );
+  await store.close();
+  const { page, errors } = await openPage(scene.url);
+  const silences = await page.locator('#silences').innerText();
+  expect(silences).toContain(`rule=edge-*, entity=${t1}`);
+  expect(silences).toContain('ann');
+  expect(silences.replace(/\s+/g, ' ')).toContain(`on it ${HOSTILE.replace(/\s+/g, ' ')}`);
+  expect(await page.locator('#silences script, #silences img').count()).toBe(0);
+  expect(errors).toEqual([]);
 });

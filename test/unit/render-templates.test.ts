@@ -352,6 +352,14 @@ describe('webhook bodies', () => {
     expect(parsed.alerts).toEqual(digest.alerts.map((a) => JSON.parse(webhookBody(a))));
   });
 
+  it('names the elements an `added` trigger saw added to its list, in its change', () => {
+    const parsed = JSON.parse(webhookBody(addedAlert)) as { changes: unknown[] };
+    expect(parsed.changes).toEqual([
+      { field: 'warnings', from: addedAlert.changes[0]!.from, to: addedAlert.changes[0]!.to, added: ['two legs close within 7 days'] },
+      { field: 'calendar_clashes', from: 0, to: 1 },
+    ]);
+  });
+
   it('carries API text as data', () => {
     expect((JSON.parse(webhookBody(evilAlert)) as { current: { name: string } }).current.name).toBe(`Fed ${EVIL}`);
   });
