@@ -32,13 +32,25 @@ export function unlessSources(rule: Rule): SourceName[] {
 export function inhibitedBy(rule: Rule, entity: string, current: Snapshot, related: RelatedSnapshots | undefined): Inhibition | undefined {
   const entries = rule.unless ?? [];
   for (let entry = 0; entry < entries.length; entry++) {
-    const { source, filter } = entries[entry]!;
-    if (source === undefined) {
-      if (matchesFilter(filter, current)) return { entry, source: rule.source, entity };
-      continue;
-    }
-    const other = related?.get(source);
-    if (other !== undefined && matchesFilter(filter, other.data)) return { entry, source, entity: other.key };
+    const judged = unlessSnapshot(rule, entry, entity, current, related);
+    if (judged !== undefined && matchesFilter(entries[entry]!.filter, judged.data)) return { entry, source: judged.source, entity: judged.key };
   }
   return undefined;
+}
+
+/**
+ * The snapshot `unless` entry `entry` of `rule` is judged on: the entity's own current one for an
+ * entry without `source`, else the same event's latest in that source; undefined when none is stored.
+ */
+export function unlessSnapshot(
+  rule: Rule,
+  entry: number,
+  entity: string,
+  current: Snapshot,
+  related: RelatedSnapshots | undefined,
+): { source: SourceName; key: string; data: Snapshot } | undefined {
+  const source = rule.unless?.[entry]?.source;
+  if (source === undefined) return { source: rule.source, key: entity, data: current };
+  const other = related?.get(source);
+  return other && { source, key: other.key, data: other.data };
 }

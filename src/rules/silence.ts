@@ -1,6 +1,6 @@
 // Silences: an alert that matches an active silence when it fires is stored and never sent.
 // Matchers are globs (`*`: any run of characters) on the rule, entity and source. Pure.
-import type { Alert, Silence } from '../core/types.ts';
+import type { Alert, Silence, SilenceMatchers } from '../core/types.ts';
 
 export type { Silence, SilenceMatchers } from '../core/types.ts';
 
@@ -20,8 +20,12 @@ export function globMatches(pattern: string, value: string): boolean {
 /** Whether a silence is active at `at` and each of its matchers matches the alert. */
 export function silenceMatches(silence: Silence, alert: Pick<Alert, 'rule' | 'entity' | 'source'>, at: string): boolean {
   const atMs = Date.parse(at);
-  if (!(Date.parse(silence.starts_at) <= atMs && atMs < Date.parse(silence.ends_at))) return false;
-  const { rule, entity, source } = silence.matchers;
+  return Date.parse(silence.starts_at) <= atMs && atMs < Date.parse(silence.ends_at) && mutes(silence.matchers, alert);
+}
+
+/** Whether each of a silence's matchers matches the alert, whenever it is active. */
+export function mutes(matchers: SilenceMatchers, alert: Pick<Alert, 'rule' | 'entity' | 'source'>): boolean {
+  const { rule, entity, source } = matchers;
   return (
     (rule === undefined || globMatches(rule, alert.rule)) &&
     (entity === undefined || globMatches(entity, alert.entity)) &&

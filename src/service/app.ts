@@ -53,6 +53,16 @@ export function dataClock(connection: Pick<ApiConnection, 'sandbox'>, now: () =>
   return sandbox ? () => sandbox.now() : now;
 }
 
+/**
+ * The data's clock for a command that reads the store and polls nothing (`why`): on the built-in
+ * sandbox, its world's simulated time as the daemon last saved it (after each poll); otherwise, or
+ * when no world was saved, now.
+ */
+export async function storedDataClock(config: Pick<Config, 'apiUrl'>, store: Store): Promise<Date> {
+  const saved = config.apiUrl === undefined ? await savedWorld(store) : undefined;
+  return saved ? new Date(saved.now) : new Date();
+}
+
 /** The built-in sandbox of a daemon running on this database, if it answers. */
 export async function runningSandbox(store: Store): Promise<string | undefined> {
   const { getMeta } = await import('../store/index.ts');

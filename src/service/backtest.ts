@@ -90,6 +90,11 @@ export interface BacktestReport {
 
 export interface BacktestResult {
   report: BacktestReport;
+  /**
+   * Per rule, the alerts an `unless` entry inhibited (recorded, never sent): not among the report's
+   * alerts, whose shape the contract fixes; the text report lists them apart.
+   */
+  inhibited: Map<string, BacktestAlert[]>;
   /** Events whose history answered 404: skipped, and counted in the output. */
   skipped: string[];
 }
@@ -155,6 +160,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestRes
   options.onProgress?.({ total: tickers.length, done: 0 });
 
   const fired = new Map<string, BacktestAlert[]>(rules.map((rule) => [rule.name, []]));
+  const inhibited = new Map<string, BacktestAlert[]>(rules.map((rule) => [rule.name, []]));
   const skipped: string[] = [];
   const replay = await openReplay();
   let done = 0;
@@ -171,8 +177,9 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestRes
       const eventRules = rulesOf.get(ticker) ?? [];
       for (const [i, row] of rows.entries()) {
         const item = { key: ticker, data: replayedSnapshot(row, latest.get(ticker)) };
-        const alerts = await replay.page('events', [item], eventRules, new Date(row.captured_at), i === 0);
-        for (const alert of alerts) fired.get(alert.rule)?.push({ entity: ticker, fired_at: row.captured_at, summary: alert.summary });
+        const polled = await replay.poll('events', [item], eventRules, new Date(row.captured_at), i === 0);
+        for (const alert of polled.alerts) fired.get(alert.rule)?.push({ entity: ticker, fired_at: row.captured_at, summary: alert.summary });
+        for (const alert of polled.inhibited) inhibited.get(alert.rule)?.push({ entity: ticker, fired_at: row.captured_at, summary: alert.summary });
       }
     };
     let next = 0;
@@ -205,6 +212,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestRes
         alerts: fired.get(rule.name)!.sort(byTime),
       })),
     },
+    inhibited: new Map([...inhibited].map(([rule, alerts]) => [rule, alerts.sort(byTime)])),
     skipped: skipped.sort(),
   };
 }
@@ -217,24 +225,43 @@ function shortTime(iso: string): string {
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** The text report: per rule, the alerts in total and per day (UTC), then the first ones with time and summary. */
+/** The first alerts, one a line with time, entity and summary; a count of the rest. */
+function listedAlerts(alerts: readonly BacktestAlert[], rest: string): string[] {
+  const width = Math.max(...alerts.slice(0, LISTED_ALERTS).map((a) => a.entity.length));
+  const lines = alerts.slice(0, LISTED_ALERTS).map((alert) => `  ${shortTime(alert.fired_at)}  ${alert.entity.padEnd(width)}  ${alert.summary}`);
+  if (alerts.length > LISTED_ALERTS) lines.push(`  ... and ${alerts.length - LISTED_ALERTS} more${rest}`);
+  return lines;
+}
+
+/**
+ * The text report: per rule, the alerts in total and per day (UTC), then the first ones with time
+ * and summary; then those inhibited by `unless`, apart.
+ */
 export function formatBacktest(result: BacktestResult): string[] {
   const { report } = result;
   const lines = [`backtest from ${shortTime(report.from)} to ${shortTime(report.to)}`];
   for (const { rule, entities, alerts } of report.rules) {
     lines.push('', `${rule}: ${plural(alerts.length, 'alert')} from ${plural(entities, 'event')}`);
-    if (alerts.length === 0) continue;
-    const perDay = new Map<string, number>();
-    for (const alert of alerts) {
-      const day = shortTime(alert.fired_at).slice(0, 10);
-      perDay.set(day, (perDay.get(day) ?? 0) + 1);
+    if (alerts.length > 0) {
+      const perDay = new Map<string, number>();
+      for (const alert of alerts) {
+        const day = shortTime(alert.fired_at).slice(0, 10);
+        perDay.set(day, (perDay.get(day) ?? 0) + 1);
+      }
+      lines.push(`  per day: ${[...perDay].map(([day, n]) => `${day} ${n}`).join(', ')}`);
+      lines.push(...listedAlerts(alerts, ' (--json lists them all)'));
     }
-    lines.push(`  per day: ${[...perDay].map(([day, n]) => `${day} ${n}`).join(', ')}`);
-    const width = Math.max(...alerts.slice(0, LISTED_ALERTS).map((a) => a.entity.length));
-    for (const alert of alerts.slice(0, LISTED_ALERTS)) lines.push(`  ${shortTime(alert.fired_at)}  ${alert.entity.padEnd(width)}  ${alert.summary}`);
-    if (alerts.length > LISTED_ALERTS) lines.push(`  ... and ${alerts.length - LISTED_ALERTS} more (--json lists them all)`);
+    const held = result.inhibited.get(rule) ?? [];
+    if (held.length > 0) {
+      lines.push(`  and ${inhibitedCount(held.length)}, not counted above nor in --json:`, ...listedAlerts(held, ''));
+    }
   }
   return lines;
+}
+
+/** `2 alerts inhibited by unless (recorded, never sent)` */
+export function inhibitedCount(n: number): string {
+  return `${plural(n, 'alert')} inhibited by unless (recorded, never sent)`;
 }
 
 /** The line that counts the events skipped because their history answered 404; none when none was. */

@@ -91,6 +91,8 @@ export interface IngestOptions {
 export interface IngestResult {
   /** The alerts stored now (dry run: that would be). */
   alerts: Alert[];
+  /** The ids of those alerts that an `unless` entry inhibited (recorded, never sent). */
+  inhibited: string[];
   /** Entities whose snapshot changed (or appeared). */
   changed: number;
 }
@@ -113,6 +115,12 @@ async function relatedOf(store: Store, source: SourceName, entities: ReadonlyArr
     if (ticker !== undefined) tickers.set(key, ticker);
   }
   return relatedSnapshots(store, tickers, sources);
+}
+
+/** The plan's alerts that were stored (dry run: all of them), and the ids of those inhibited. */
+function plannedAlerts(planned: Plan, stored?: ReadonlySet<string>): Pick<IngestResult, 'alerts' | 'inhibited'> {
+  const kept = stored === undefined ? planned.alerts : planned.alerts.filter(({ alert }) => stored.has(alert.id));
+  return { alerts: kept.map(({ alert }) => alert), inhibited: kept.filter((planned) => planned.inhibitedBy !== undefined).map(({ alert }) => alert.id) };
 }
 
 /** Whether applying a plan writes anything. */
@@ -152,31 +160,31 @@ export async function ingestItems(
     // Not kept in a variable: the stored snapshots (text) can be collected while the plan is applied.
     ...(await loadPlanInputs(store, options.feed ?? source, items.map((item) => item.key), { memory: judging, timers: need.timers, openOf: judging ? need.openOf : [] })),
   });
-  const alerts = planned.alerts.map(({ alert }) => alert);
   const changed = planned.snapshots.length;
   const remembered = options.remembered ?? {};
-  if (options.dryRun || !writesAnything(planned, remembered)) return { alerts, changed };
-  const stored = await applyPlan(store, planned, remembered);
-  return { alerts: alerts.filter((alert) => stored.has(alert.id)), changed };
+  if (options.dryRun || !writesAnything(planned, remembered)) return { ...plannedAlerts(planned), changed };
+  return { ...plannedAlerts(planned, await applyPlan(store, planned, remembered)), changed };
 }
 
 /**
  * The source's timers whose time has come (dwells complete, due dates passed), judged on each
  * entity's latest stored snapshot, whether or not this poll changed it. Only the due timers are
- * read, by the due-time index. Returns the alerts stored now (dry run: that would be).
+ * read, by the due-time index. Returns the alerts stored now (dry run: that would be). `keys`: the
+ * timers of these entities only (a replay judges each entity's history on its own clock).
  */
 export async function evaluateTimers(
   store: Store,
   source: SourceName,
   rules: readonly Rule[],
   now: Date,
-  options: { dryRun?: boolean; feed?: string; at?: Date } = {},
-): Promise<Alert[]> {
+  options: { dryRun?: boolean; feed?: string; at?: Date; keys?: readonly string[] } = {},
+): Promise<Pick<IngestResult, 'alerts' | 'inhibited'>> {
+  const none = { alerts: [], inhibited: [] };
   const need = needs(rules);
-  if (!need.timers) return [];
+  if (!need.timers) return none;
   const { feed, at } = options;
-  const due = await dueTimers(store, feed ?? source, now);
-  if (due.length === 0) return [];
+  const due = await dueTimers(store, feed ?? source, now, options.keys === undefined ? {} : { keys: options.keys });
+  if (due.length === 0) return none;
   const keys = [...new Set(due.map((timer) => timer.key))];
   const inputs = await loadPlanInputs(store, feed ?? source, keys, { memory: true, openOf: need.openOf });
   const entities = [...inputs.previous].map(([key, stored]) => ({ key, data: JSON.parse(stored.text) as Record<string, unknown> }));
@@ -192,10 +200,8 @@ export async function evaluateTimers(
     now,
     ...(at === undefined ? {} : { at }),
   });
-  const alerts = planned.alerts.map(({ alert }) => alert);
-  if (options.dryRun) return alerts;
-  const stored = await applyPlan(store, planned);
-  return alerts.filter((alert) => stored.has(alert.id));
+  if (options.dryRun) return plannedAlerts(planned);
+  return plannedAlerts(planned, await applyPlan(store, planned));
 }
 
 export interface PollSourcesOptions {
@@ -300,8 +306,8 @@ async function pollSource(source: SourceName, options: PollSourcesOptions): Prom
   }
   // Time-driven rules are judged at every poll of the source, after its pages are in.
   if (!baseline) {
-    result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun, at: wallNow(options) })));
-    for (const [feed, feedRules] of feeds) result.alerts.push(...(await evaluateTimers(store, source, feedRules, options.now(), { dryRun, feed, at: wallNow(options) })));
+    result.alerts.push(...(await evaluateTimers(store, source, rules, options.now(), { dryRun, at: wallNow(options) })).alerts);
+    for (const [feed, feedRules] of feeds) result.alerts.push(...(await evaluateTimers(store, source, feedRules, options.now(), { dryRun, feed, at: wallNow(options) })).alerts);
   }
   if (!dryRun) await markPollSuccess(store, source, wallNow(options), watermark === undefined ? {} : { watermark });
   return result;

@@ -17,6 +17,8 @@ export interface RuleTestResult {
   test: RuleTest;
   passed: boolean;
   actual: ExpectedAlert[];
+  /** Alerts an `unless` entry inhibited: recorded, never sent, so not fired as far as `expect` goes. */
+  inhibited: ExpectedAlert[];
 }
 
 export interface RuleTestFileOutcome {
@@ -58,21 +60,23 @@ async function isFile(file: string): Promise<boolean> {
   }
 }
 
-/** Replays one test's steps, the first a baseline; returns the alerts fired, by step. */
-async function runTest(test: RuleTest, rules: readonly Rule[]): Promise<ExpectedAlert[]> {
+/** Replays one test's steps, the first a baseline; returns the alerts fired (and inhibited), by step. */
+async function runTest(test: RuleTest, rules: readonly Rule[]): Promise<Pick<RuleTestResult, 'actual' | 'inhibited'>> {
   const replay = await openReplay();
   const sourceRules = rules.filter((rule) => rule.source === test.source);
-  const actual: ExpectedAlert[] = [];
+  const result: Pick<RuleTestResult, 'actual' | 'inhibited'> = { actual: [], inhibited: [] };
   try {
     for (const [i, items] of stepSnapshots(test).entries()) {
       const page = test.source === 'events' ? items.map((item) => ({ ...item, data: eventSnapshot(item.data) })) : items;
       const now = new Date(TEST_START.getTime() + i * test.intervalMs);
-      for (const alert of await replay.page(test.source, page, sourceRules, now, i === 0)) actual.push({ rule: alert.rule, entity: alert.entity, step: i + 1 });
+      const polled = await replay.poll(test.source, page, sourceRules, now, i === 0);
+      result.actual.push(...polled.alerts.map((alert) => ({ rule: alert.rule, entity: alert.entity, step: i + 1 })));
+      result.inhibited.push(...polled.inhibited.map((alert) => ({ rule: alert.rule, entity: alert.entity, step: i + 1 })));
     }
   } finally {
     await replay.close();
   }
-  return actual;
+  return result;
 }
 
 export async function runRuleTestFile(file: string, ctx: RuleContext): Promise<RuleTestFileOutcome> {
@@ -91,8 +95,8 @@ export async function runRuleTestFile(file: string, ctx: RuleContext): Promise<R
   if (problems.length > 0) return { file, problems: sortedProblems(problems), results: [], tests };
   const results: RuleTestResult[] = [];
   for (const test of parsed.tests) {
-    const actual = await runTest(test, rules);
-    results.push({ test, passed: sameAlerts(test.expect, actual), actual });
+    const { actual, inhibited } = await runTest(test, rules);
+    results.push({ test, passed: sameAlerts(test.expect, actual), actual, inhibited });
   }
   return { file, problems: [], results, tests };
 }

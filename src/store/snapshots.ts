@@ -83,16 +83,16 @@ function rowToTimer(row: TimersTable): Timer {
   return timer;
 }
 
-/** A source's (or a market-search feed's) timers whose time has come (by the due-time index), soonest first. */
-export async function dueTimers(store: Store, source: string, now: Date, limit = 5_000): Promise<Timer[]> {
-  const rows = await queryBuilder(store)
-    .selectFrom('timers')
-    .selectAll()
-    .where('source', '=', source)
-    .where('due_at', '<=', now.toISOString())
-    .orderBy('due_at')
-    .limit(limit)
-    .execute();
+/**
+ * A source's (or a market-search feed's) timers whose time has come (by the due-time index), soonest
+ * first; with `keys`, those of these entities only.
+ */
+export async function dueTimers(store: Store, source: string, now: Date, options: { limit?: number; keys?: readonly string[] } = {}): Promise<Timer[]> {
+  const { limit = 5_000, keys } = options;
+  if (keys?.length === 0) return [];
+  let query = queryBuilder(store).selectFrom('timers').selectAll().where('source', '=', source).where('due_at', '<=', now.toISOString());
+  if (keys !== undefined) query = query.where('entity_key', 'in', [...new Set(keys)]);
+  const rows = await query.orderBy('due_at').limit(limit).execute();
   return rows.map(rowToTimer);
 }
 

@@ -164,6 +164,77 @@ describe('backtest', () => {
   });
 });
 
+describe('backtest of an alert\'s life', () => {
+  const LIFE_RULES = `
+channels:
+  screen: { type: console }
+rules:
+  - name: edge-held-over-20
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 20 }
+    for: 1h
+    notify: [screen]
+  - name: sure-edge-over-10
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10 }
+    unless: [{ filter: { confidence_score: { lt: 3 } } }]
+    notify: [screen]
+`;
+  /** 30 simulated minutes apart: beyond 20 from step 1, held through step 3 (1 h); again at 5, back within at 6. */
+  const HELD = [5, 22, 25, 24, 10, 23, 12];
+  let life: SandboxWithRules;
+  let sure: string;
+  let unsure: string;
+  let at: string[];
+  let range: string[];
+
+  beforeAll(async () => {
+    life = await startSandboxWithRules({ rules: LIFE_RULES, sandbox: { seed: 8 } });
+    const { world } = life.sandbox;
+    sure = world.addEvent({ eligibility_status: 'paused', confidence_score: 7, edge_pp: HELD[0] });
+    unsure = world.addEvent({ eligibility_status: 'paused', confidence_score: 2, edge_pp: 5 });
+    at = [life.sandbox.now().toISOString().replace('.000Z', 'Z')];
+    for (const [i, edge] of HELD.slice(1).entries()) {
+      life.sandbox.advance(30);
+      world.updateEvent(sure, { edge_pp: edge });
+      if (i === 0) world.updateEvent(unsure, { edge_pp: 12 });
+      at.push(life.sandbox.now().toISOString().replace('.000Z', 'Z'));
+    }
+    range = ['--from', new Date(Date.parse(at[0]!) - 60_000).toISOString(), '--to', new Date(Date.parse(at.at(-1)!) + 60_000).toISOString()];
+  });
+
+  afterAll(() => life.close());
+
+  it('fires a dwell (for) at the first snapshot after it completed, and not for a wait cut short', async () => {
+    const result = await runCli(['backtest', ...range, '--rule', 'edge-held-over-20', '--entity', sure, '--json'], life.env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { rules: Array<{ rule: string; alerts: Array<{ entity: string; fired_at: string; summary: string }> }> };
+    expect(report.rules[0]!.alerts).toEqual([{ entity: sure, fired_at: at[3], summary: expect.stringContaining('crossed above 20') }]);
+  });
+
+  it('leaves an alert inhibited by unless out of the alerts, and lists it apart in the text report', async () => {
+    const json = await runCli(['backtest', ...range, '--rule', 'sure-edge-over-10', '--entity', sure, '--entity', unsure, '--json'], life.env);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as { rules: Array<{ alerts: Array<{ entity: string; fired_at: string }> }> };
+    expect(report.rules[0]!.alerts.map((a) => [a.entity, a.fired_at])).toEqual([
+      [sure, at[1]],
+      [sure, at[5]],
+    ]);
+    expect(json.stderr).toBe('edgewatch backtest: sure-edge-over-10: 1 alert inhibited by unless (recorded, never sent), left out of alerts\n');
+
+    const text = await runCli(['backtest', ...range, '--rule', 'sure-edge-over-10', '--entity', sure, '--entity', unsure], life.env);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split('\n');
+    const head = lines.indexOf('sure-edge-over-10: 2 alerts from 2 events');
+    expect(head).toBeGreaterThan(0);
+    expect(lines.slice(head + 4, head + 6)).toEqual([
+      '  and 1 alert inhibited by unless (recorded, never sent), not counted above nor in --json:',
+      expect.stringMatching(new RegExp(`^  ${at[1]!.slice(0, 16).replace('T', ' ')} UTC  ${unsure}  .*crossed above 10`)),
+    ]);
+  });
+});
+
 describe('the same rules in test form', () => {
   it('agree with the backtest: the same alerts at the same steps', async () => {
     const file = path.join(scene.dir, 'edges.test.yaml');

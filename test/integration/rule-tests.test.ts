@@ -1,6 +1,6 @@
 // Rule unit tests (`edgewatch test`): the shipped tests of the example rules pass (npm test runs them
 // through the same function as the command), and a test file's problems are `file:line:column`.
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.ts';
@@ -68,6 +68,47 @@ describe('rule unit tests', () => {
       `FAIL ${file}: not run (1 test counted as failed)`,
       '0 passed, 1 failed',
     ]);
+  });
+
+  it('counts an alert inhibited by unless as not fired, and names it under a failing test', async () => {
+    const rules = path.join(dir, 'unless');
+    mkdirSync(rules, { recursive: true });
+    writeFileSync(
+      path.join(rules, 'rules.yaml'),
+      ['channels:', '  screen: { type: console }', 'rules:', '  - name: sure-edge-over-10', '    source: events', '    trigger: { type: crosses, field: edge_pp, above: 10 }', '    unless: [{ filter: { confidence_score: { lt: 3 } } }]', '    notify: [screen]', ''].join('\n'),
+    );
+    const file = path.join(dir, 'unless.yaml');
+    const steps = ['    steps:', '      - { KXA: { edge_pp: 1, confidence_score: 7 }, KXB: { edge_pp: 1, confidence_score: 2 } }', '      - { KXA: { edge_pp: 11 }, KXB: { edge_pp: 11 } }'];
+    writeFileSync(
+      file,
+      [
+        'rule_files: [unless/rules.yaml]',
+        'tests:',
+        '  - name: the unsure one is inhibited',
+        '    source: events',
+        ...steps,
+        '    expect:',
+        '      - { rule: sure-edge-over-10, entity: KXA, step: 2 }',
+        '  - name: expects the inhibited one',
+        '    source: events',
+        ...steps,
+        '    expect:',
+        '      - { rule: sure-edge-over-10, entity: KXA, step: 2 }',
+        '      - { rule: sure-edge-over-10, entity: KXB, step: 2 }',
+        '',
+      ].join('\n'),
+    );
+    const { code, lines } = await runTests([file]);
+    expect(lines).toEqual([
+      `ok   ${file}: the unsure one is inhibited`,
+      `FAIL ${file}:10:11: expects the inhibited one`,
+      '       expected                      actual',
+      '       sure-edge-over-10 KXA step 2  sure-edge-over-10 KXA step 2',
+      '     ≠ sure-edge-over-10 KXB step 2',
+      '     inhibited by unless, so not fired: sure-edge-over-10 KXB step 2',
+      '1 passed, 1 failed',
+    ]);
+    expect(code).toBe(1);
   });
 
   it('names a missing rule file and an unknown key where they are written', async () => {
