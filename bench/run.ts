@@ -1,8 +1,9 @@
 // `npm run bench`: speed, memory and delivery figures of edgewatch against a sandbox of 50,000
 // events and 5,000 KPI rows, each measure next to its floor (the same pages fetched and parsed,
 // nothing else), and the cold starts of the command line as scripts call it (`validate`,
-// `alerts --json`, `poll --once`), each next to issue 16's target with its status. Everything runs on
-// 127.0.0.1 and stops by itself; see docs/performance.md.
+// `alerts --json`, `poll --once`), each next to issue 16's target with its status; the baseline and
+// incremental polls on PostgreSQL too (a real server: EDGEWATCH_TEST_POSTGRES_URL, else an embedded
+// one). Everything runs on 127.0.0.1 and stops by itself; see docs/performance.md.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SandboxRequest } from '../src/sandbox/index.ts';
 import { MARKET_SOURCES, SOURCES } from '../src/core/types.ts';
+import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { build } from 'esbuild';
 import type { Step, StepResult } from './poll-process.ts';
 import { benchMarketRulesYaml, benchRulesYaml, marketSourceOf } from './rules.ts';
@@ -281,7 +283,7 @@ const pollStep = (
 ): Extract<Step, { mode: 'poll' }> => ({
   mode: 'poll',
   apiUrl,
-  db: path.join(dir, db),
+  db: db.startsWith('postgres://') ? db : path.join(dir, db),
   rulesDir: rulesIn,
   reportsBudget: REPORTS_BUDGET,
   ...(sources ? { sources } : {}),
@@ -289,18 +291,32 @@ const pollStep = (
 
 const scaling: Array<{ events: number; ms: number; floorMs: number; ratio: number; msPer1kEvents: number; maxRssMb: number }> = [];
 
+/** A poll on PostgreSQL, beside the same poll on SQLite (same pages: its floor is theirs). */
+async function pollOnPostgres(step: Extract<Step, { mode: 'poll' }>): Promise<StepResult> {
+  const poll = await runStep(step);
+  if (poll.failures?.length) throw new Error(`poll on PostgreSQL failed: ${poll.failures.join('; ')}`);
+  return poll;
+}
+
 let sandbox: SandboxProcess | undefined;
+let postgres: PostgresServer | undefined;
 try {
   // First, while nothing else of the bench runs: the starts that need no sandbox.
   log('cold starts: node -e 0, validate (the example rules)');
   const nodeAlone = await coldStart(['-e', '0'], {});
   const validate = await coldStart([BIN, 'validate'], { EDGEWATCH_RULES: EXAMPLE_RULES, EDGEWATCH_TEMPLATES: TEMPLATES });
 
+  log('PostgreSQL server starting');
+  postgres = await startPostgres({ durable: true });
+  const postgresDb = await postgres.createDatabase();
+
   log(`${rules.count} rules; sandbox of ${EVENTS} events and ${KPIS} KPI rows starting`);
   sandbox = await startSandboxProcess(EVENTS, KPIS);
 
   log('baseline poll (fresh database)');
   const baseline = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
+  log('baseline poll on PostgreSQL (fresh database)');
+  const postgresBaseline = await pollOnPostgres(pollStep(sandbox.url, postgresDb));
   log('baseline of the quiet database (the example rules), not measured');
   await runStep(pollStep(sandbox.url, 'quiet.db', CORE_SOURCES, EXAMPLE_RULES));
 
@@ -326,9 +342,12 @@ try {
   log(`quiet move of ${movedQuietly.events} events and ${movedQuietly.kpis} KPI rows; incremental poll (example rules)`);
   const quiet = await pollAndFloor(pollStep(sandbox.url, 'quiet.db', CORE_SOURCES, EXAMPLE_RULES));
   await runStep(pollStep(sandbox.url, 'main.db'));
+  await pollOnPostgres(pollStep(sandbox.url, postgresDb));
   const moved = await sandbox.mutate(0.05, 'storm');
   log(`storm: moved ${moved.events} events and ${moved.kpis} KPI rows; incremental poll (bench rules)`);
   const incremental = await pollAndFloor(pollStep(sandbox.url, 'main.db'));
+  log('incremental poll on PostgreSQL (the storm)');
+  const postgresIncremental = await pollOnPostgres(pollStep(sandbox.url, postgresDb));
   log('market-search poll after the move (the market data refreshed)');
   await runStep({ mode: 'floor', apiUrl: sandbox.url, eventPages: 0, kpiPages: 0, singles: [], requests: warmup.requests ?? [] });
   const marketIncremental = await pollAndFloor(marketStep);
@@ -457,6 +476,22 @@ try {
       receivedRequests: receiver.requests(),
       receivedDistinctIds: receiver.ids.size,
     },
+    postgres: {
+      baseline: {
+        ms: round(postgresBaseline.ms, 0),
+        ratio: round(postgresBaseline.ms / baseline.floor.ms),
+        maxRssMb: round(postgresBaseline.maxRssMb, 0),
+        changed: postgresBaseline.changed,
+        alerts: postgresBaseline.alerts,
+      },
+      incremental: {
+        ms: round(postgresIncremental.ms, 0),
+        ratio: round(postgresIncremental.ms / incremental.floor.ms),
+        maxRssMb: round(postgresIncremental.maxRssMb, 0),
+        changed: postgresIncremental.changed,
+        alerts: postgresIncremental.alerts,
+      },
+    },
     scaling: { runs: scaling, slopeLowMsPer1k: round(slopeLow, 1), slopeHighMsPer1k: round(slopeHigh, 1), slopeGrowth: round(slopeGrowth) },
     targets: TARGETS,
   };
@@ -474,6 +509,15 @@ try {
     ['baseline peak RSS', `${results.baseline.maxRssMb} MB`, `${results.baseline.floorMaxRssMb} MB`, '', `<= ${TARGETS.peakRssMb} MB`, met(results.baseline.maxRssMb <= TARGETS.peakRssMb)],
     [`incremental, quiet (${q.changed} changed, ${q.alerts} alerts)`, `${q.ms} ms`, `${q.floorMs} ms`, `${q.ratio}x`, `<= ${TARGETS.quietRatio}x`, met(q.ratio <= TARGETS.quietRatio)],
     [`incremental, storm (${storm.changed} changed, ${storm.alerts} alerts)`, `${storm.ms} ms`, `${storm.floorMs} ms`, `${storm.ratio}x`, `<= ${TARGETS.stormRatio}x`, met(storm.ratio <= TARGETS.stormRatio)],
+    ['baseline poll on PostgreSQL', `${results.postgres.baseline.ms} ms`, `${results.baseline.floorMs} ms`, `${results.postgres.baseline.ratio}x`, `SQLite ${results.baseline.ratio}x`, ''],
+    [
+      `incremental, storm, on PostgreSQL (${results.postgres.incremental.alerts} alerts)`,
+      `${results.postgres.incremental.ms} ms`,
+      `${storm.floorMs} ms`,
+      `${results.postgres.incremental.ratio}x`,
+      `SQLite ${storm.ratio}x`,
+      '',
+    ],
     [`market-search baseline poll (${results.marketSearch.rules} rules, ${results.marketSearch.requests} requests)`, `${results.marketSearch.ms} ms`, `${results.marketSearch.floorMs} ms`, `${results.marketSearch.ratio}x`, '', ''],
     [
       `market-search poll after the move (${results.marketSearch.incremental.requests} requests, ${results.marketSearch.incremental.alerts} alerts)`,
@@ -497,6 +541,7 @@ try {
   process.stdout.write(`figures written to ${out}\n`);
 } finally {
   await sandbox?.close();
+  await postgres?.stop();
   await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,7 +1,9 @@
 // The initial schema. Frozen: later changes go in new migrations. Imports nothing from the app.
-import type { Kysely } from 'kysely';
+// The same on SQLite and PostgreSQL, but for row numbers, which each writes its own way.
+import { PostgresAdapter, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   // The latest snapshot of every entity of every source, one row each.
   await db.schema
     .createTable('entities')
@@ -62,6 +64,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The entity's snapshot that fired it (in entities while latest, then in snapshots): one copy
     // however many rules fire on the same change.
     .addColumn('seq', 'integer', (c) => c.notNull())
+    // SQLite numbers rows in the order they are stored (rowid), which listings use to order alerts
+    // of one second; PostgreSQL has no such number, so it gets a column of that name.
+    .$call((table) => (postgres ? table.addColumn('rowid', 'serial', (c) => c.notNull()) : table))
     .execute();
   await db.schema.createIndex('alerts_fired_at').on('alerts').columns(['fired_at', 'id']).execute();
   await db.schema.createIndex('alerts_snapshot').on('alerts').columns(['source', 'entity', 'seq']).execute();
@@ -69,7 +74,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The outbox: one delivery per (alert, channel), written with the alert.
   await db.schema
     .createTable('deliveries')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', postgres ? 'serial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
     .addColumn('alert_id', 'text', (c) => c.notNull().references('alerts.id'))
     .addColumn('channel', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())

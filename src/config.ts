@@ -16,10 +16,20 @@ const duration = z.string().transform((text, ctx) => {
 
 const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
+/** A SQLite file, or a PostgreSQL URL with a host (the message never repeats the value: it may hold a password). */
+const database = z.string().refine((value) => {
+  if (!/^postgres(ql)?:\/\//i.test(value)) return true;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'not a valid PostgreSQL URL: write postgres://user:password@host:5432/database');
+
 const EnvSchema = z.object({
   EDGEWATCH_API_URL: z.url().optional(),
   EDGEWATCH_API_KEY: z.string().min(1).optional(),
-  EDGEWATCH_DB: z.string().default('./data/edgewatch.db'),
+  EDGEWATCH_DB: database.default('./data/edgewatch.db'),
   EDGEWATCH_RULES: z.string().default('./rules'),
   EDGEWATCH_TEMPLATES: z.string().default('./templates'),
   EDGEWATCH_PORT: z.coerce.number().int().min(0).max(65535).default(8787),

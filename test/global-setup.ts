@@ -1,8 +1,10 @@
 // Builds dist/ before the tests when it is missing or older than a source: the tests that start the
-// command line run bin/edgewatch.js, which runs dist/, as users do.
+// command line run bin/edgewatch.js, which runs dist/, as users do. As root, makes the user the
+// tests' PostgreSQL servers run as (helpers/postgres.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { preparePostgresUser } from './helpers/postgres.ts';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 /** What the build reads: the folders (whose own times change when a file is added or removed), their files, the packages it bundles. */
@@ -26,7 +28,7 @@ function builtAt(): number {
   return files.length === 0 ? -Infinity : Math.min(...files.map((file) => statSync(file).mtimeMs));
 }
 
-export default function buildDist(): void {
-  if (builtAt() >= newestInput()) return;
-  execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+export default async function setup(): Promise<void> {
+  if (builtAt() < newestInput()) execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+  await preparePostgresUser();
 }

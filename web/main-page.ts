@@ -146,7 +146,7 @@ export function mainPage(main: HTMLElement, overall: HTMLElement, refreshNow: ()
 function overallLine(sources: SourcesJson, rules: RulesJson): Array<string | HTMLElement> {
   const parts: Array<string | HTMLElement> = [h('strong', { class: sources.status === 'ok' ? 'good' : 'bad' }, sources.status === 'ok' ? 'healthy' : 'unhealthy')];
   if (sources.reasons.length > 0) parts.push(` (${sources.reasons.join('; ')})`);
-  parts.push(` · API: ${sources.api} · ${rules.rules.length} rules loaded `, timeElement(rules.loaded_at));
+  parts.push(` · API: ${sources.api} · database: ${sources.database.kind}${sources.database.ok ? '' : ' (unreachable)'} · ${rules.rules.length} rules loaded `, timeElement(rules.loaded_at));
   if (rules.last_reload && !rules.last_reload.ok) parts.push(' · ', h('span', { class: 'bad' }, 'the last reload failed: the previous rules keep running'));
   parts.push(' · updated ', timeElement(sources.now));
   return parts;

@@ -29,4 +29,5 @@ export const STATE_WORDS: Record<SourceJson['state'], string> = {
   stale: 'stale',
   idle: 'idle (nothing to check)',
   waiting: 'waiting for its first poll',
+  standby: 'polled by another process',
 };

@@ -8,6 +8,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Alert, DeliveryOutcome, Explanation, MessageRef, Notice } from '../core/types.ts';
 import { quietUntil, silencedBy, type Channel } from '../rules/index.ts';
 import type { DigestMessage } from '../render/index.ts';
+import { SLACK_TIMEOUT_MS, SMTP_TIMEOUTS, WEBHOOK_TIMEOUT_MS } from './channels/index.ts';
 import {
   claimSends,
   digestAlerts,
@@ -77,28 +78,22 @@ export interface DeliverReport {
   dead: number;
 }
 
-/** How long a claim holds off other processes while its process lives (then it is due again). */
-export const CLAIM_LEASE_MS = 5 * 60_000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** The longest one send to a channel of each kind can take: its transport's timeouts. */
+const SEND_LIMIT_MS: Record<Channel['type'], number> = {
+  webhook: WEBHOOK_TIMEOUT_MS,
+  slack: SLACK_TIMEOUT_MS,
+  email: SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout,
+  console: 0,
+};
 
 /**
- * Due: its time has come and nobody is sending it, or the process that claimed it died (a crash
- * between sending and recording: it is sent again, with the same id, at once).
+ * How long a claim holds off other processes: three times the longest a send to the channel can
+ * take (a Slack send may make more than one call), and at least 30 s. A process that dies mid-send
+ * leaves its claim to run out, and then another sends it again with the same id, never earlier.
  */
-function isDue(send: Send, nowIso: string): boolean {
-  if (send.claimedBy === null) return send.nextAttemptAt <= nowIso;
-  if (send.nextAttemptAt <= nowIso) return true; // lease over
-  return send.claimedBy !== process.pid && !isAlive(send.claimedBy);
+export function claimLeaseMs(type: Channel['type'] | undefined): number {
+  return Math.max(30_000, 3 * (type === undefined ? 0 : SEND_LIMIT_MS[type]));
 }
-
 
 /** Exponential backoff with jitter, or the server's Retry-After when it asked for longer. */
 export function nextAttemptDelay(attempt: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number): number {
@@ -231,8 +226,7 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
   const busy = options.busyChannels ?? new Set<string>();
   const report: DeliverReport = { delivered: 0, retrying: 0, dead: 0 };
   const now = options.now();
-  const nowIso = now.toISOString();
-  const ready = (await dueSends(store, now)).filter((send) => !busy.has(send.channel) && isDue(send, nowIso) && !waits(send, options.channels, now));
+  const ready = (await dueSends(store, now)).filter((send) => !busy.has(send.channel) && !waits(send, options.channels, now));
   const threadLater = awaitsThread(options.channels);
   const due = ready.filter((send) => !threadLater(send));
   // One question per alert, however many of its channels this pass sends to.
@@ -266,9 +260,9 @@ export async function deliverDue(store: Store, options: DeliverOptions): Promise
     await yieldToEventLoop();
     if (options.stopping?.()) return;
     const at = options.now();
-    const claimed = await claimSends(store, job.sends, at, process.pid, new Date(at.getTime() + CLAIM_LEASE_MS));
-    if (claimed.length === 0) return;
     const channel = options.channels.get(job.channel);
+    const claimed = await claimSends(store, job.sends, at, process.pid, new Date(at.getTime() + claimLeaseMs(channel?.type)));
+    if (claimed.length === 0) return;
     const message = await messageOf(store, job, claimed);
     const started = performance.now();
     let outcome: DeliveryOutcome;

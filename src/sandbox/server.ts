@@ -38,10 +38,37 @@ function sendEvents(res: ServerResponse, status: number, events: ServerSentEvent
   res.end();
 }
 
+function bearerKey(req: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+}
+
 function authorized(req: IncomingMessage, apiKey: string | undefined): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (!match) return false;
-  return apiKey === undefined || match[1] === apiKey;
+  const key = bearerKey(req);
+  if (key === undefined) return false;
+  return apiKey === undefined || key === apiKey;
+}
+
+/**
+ * Requests in flight per path and client (Bearer key), and the most clients seen in flight at once
+ * per path: how many processes polled one source at the same time.
+ */
+function pollerCounter() {
+  const inFlight = new Map<string, Map<string, number>>();
+  const most = new Map<string, number>();
+  return {
+    begin(path: string, key: string): () => void {
+      let clients = inFlight.get(path);
+      if (!clients) inFlight.set(path, (clients = new Map<string, number>()));
+      clients.set(key, (clients.get(key) ?? 0) + 1);
+      most.set(path, Math.max(most.get(path) ?? 0, clients.size));
+      return () => {
+        const left = (clients.get(key) ?? 1) - 1;
+        if (left > 0) clients.set(key, left);
+        else clients.delete(key);
+      };
+    },
+    most: (path: string) => most.get(path) ?? 0,
+  };
 }
 
 export async function startSandbox(options: SandboxOptions & { port?: number; host?: string } = {}): Promise<Sandbox> {
@@ -69,7 +96,7 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
     const method = (req.method ?? 'GET').toUpperCase();
     const query: Record<string, string> = {};
     for (const [k, v] of url.searchParams) query[k] = v;
-    const request: SandboxRequest = { method, path: url.pathname, query };
+    const request: SandboxRequest = { method, path: url.pathname, query, key: bearerKey(req), at: Date.now() };
     requests.push(request);
     const body = await readBody(req);
     const inner = url.pathname.startsWith('/v1/') ? url.pathname.slice(3) : null;
@@ -92,7 +119,10 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
     else send(res, reply.status, JSON.stringify(reply.body), fault?.headers);
   }
 
+  const pollers = pollerCounter();
   const server = createServer((req, res) => {
+    const key = bearerKey(req);
+    if (key !== undefined) res.once('close', pollers.begin(new URL(req.url ?? '/', 'http://sandbox.local').pathname, key));
     handle(req, res).catch((error: unknown) => {
       send(res, 500, JSON.stringify(errorBody('error', 500, `sandbox bug: ${String(error)}`)));
     });
@@ -125,6 +155,7 @@ export async function startSandbox(options: SandboxOptions & { port?: number; ho
       faults.length = 0;
     },
     requests,
+    concurrentPollers: (path) => pollers.most(path),
     world: world.hooks(),
     close: async () => {
       if (timer) clearInterval(timer);

@@ -42,6 +42,10 @@ export interface SandboxRequest {
   method: string;
   path: string;
   query: Record<string, string>;
+  /** The Bearer key it came with (tests give each client its own, to tell them apart). */
+  key?: string;
+  /** When it came (ms since epoch). */
+  at?: number;
 }
 
 export interface SandboxWorld {
@@ -89,6 +93,11 @@ export interface Sandbox {
   clearFaults(): void;
   /** Every request received, in order; tests clear it with `requests.length = 0`. */
   readonly requests: SandboxRequest[];
+  /**
+   * The most clients (told apart by their Bearer key) that had requests under `path` in flight at
+   * once, since the start: 1 when only one process at a time polls the list at `path`.
+   */
+  concurrentPollers(path: string): number;
   readonly world: SandboxWorld;
   close(): Promise<void>;
 }

@@ -13,8 +13,11 @@ export function errorBody(code: ApiErrorCode, message: string): ApiErrorJson {
   return { error: { code, message } };
 }
 
-/** ok: polled well; failing: its last poll failed; stale: no good poll for three intervals; idle: nothing to check; waiting: not polled yet. */
-export type SourceState = 'ok' | 'failing' | 'stale' | 'idle' | 'waiting';
+/**
+ * ok: polled well; failing: its last poll failed; stale: no good poll for three intervals; idle:
+ * nothing to check; waiting: not polled yet; standby: another process sharing the database polls it.
+ */
+export type SourceState = 'ok' | 'failing' | 'stale' | 'idle' | 'waiting' | 'standby';
 
 export interface SourceJson {
   name: string;
@@ -29,6 +32,8 @@ export interface SourceJson {
   key_refused: boolean;
   /** Entities stored for the source. */
   entities: number;
+  /** This process polls it (on a shared PostgreSQL database, another process may). */
+  leader: boolean;
 }
 
 export interface SourcesJson {
@@ -39,6 +44,8 @@ export interface SourcesJson {
   reasons: string[];
   /** Where the data comes from (the research API's address, without credentials, or the built-in sandbox). */
   api: string;
+  /** The database's kind, and whether it answered its last check. */
+  database: { kind: 'sqlite' | 'postgres'; ok: boolean };
   sources: SourceJson[];
 }
 

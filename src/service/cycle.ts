@@ -30,6 +30,7 @@ import {
   feedSnapshots,
   getSourceState,
   latestSnapshots,
+  leadSource,
   listRuns,
   loadPlanInputs,
   markPollError,
@@ -232,8 +233,10 @@ export interface PollResult {
   alerts: Alert[];
   /** Entities whose snapshot changed (or appeared). */
   changed: number;
-  /** Nothing to poll (reports with no rule, runs with none processing). */
+  /** Nothing to poll (reports with no rule, runs with none processing), or another process polls it. */
   skipped?: boolean;
+  /** Another process sharing the database polls this source now (it leads it). */
+  ledElsewhere?: boolean;
   /** The source's first poll: it stored what it saw and fired nothing. */
   baseline?: boolean;
   /** What the poll reports that is no failure (market-search data not synced yet, a query over its page budget). */
@@ -268,6 +271,8 @@ function storedState(store: Store): FetchContext['stored'] {
  */
 async function pollSource(source: SourceName, options: PollSourcesOptions): Promise<PollResult> {
   const { store, dryRun = false } = options;
+  // One poller per source among the processes sharing the database (a dry run writes nothing).
+  if (!dryRun && !(await leadSource(store, source, options.now()))) return { source, alerts: [], changed: 0, notices: [], skipped: true, ledElsewhere: true };
   const state = await getSourceState(store, source);
   const baseline = BASELINE_SOURCES.has(source) && !state?.baseline_at;
   const rules = options.rules.filter((rule) => rule.source === source);

@@ -6,10 +6,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
 import { EdgewatchError } from '../core/errors.ts';
 import { isMarketSource, SOURCES, type MarketSourceName, type SourceName } from '../core/types.ts';
-import { activeSilences, listSourceStates, openDigestBatches, outboxDepth, pruneSnapshots, setMeta, type Store } from '../store/index.ts';
+import {
+  activeSilences,
+  checkDatabase,
+  describeStore,
+  giveUpLeadership,
+  ledSources,
+  listSourceStates,
+  openDigestBatches,
+  outboxDepth,
+  pruneSnapshots,
+  setMeta,
+  type Store,
+} from '../store/index.ts';
 import { connectApi, dataClock, openConfiguredStore, SANDBOX_URL_KEY, type ApiConnection } from './app.ts';
 import { describeError } from '../core/errors.ts';
 import { pollSources, type PollSourcesOptions } from './cycle.ts';
+import { watchDatabase, type DatabaseWatch } from './database-watch.ts';
 import { deliverNow } from './deliver.ts';
 import { createExplainer } from './explain.ts';
 import { assessHealth, isKeyRefused, type HealthReport, type SourceStatus } from './health.ts';
@@ -68,6 +81,8 @@ export interface DaemonOptions {
   reloadDebounceMs?: number;
   /** The daemon's clock: polls, deliveries, health and the status page read it. */
   now?: () => Date;
+  /** How often the database is checked while it answers (then with backoff until it does again). */
+  databaseCheckMs?: number;
 }
 
 export interface Daemon {
@@ -82,12 +97,17 @@ interface Running {
   connection: ApiConnection;
   http: HttpServer;
   schedule: Schedule;
+  database: DatabaseWatch;
   unwatch: () => void;
 }
 
 /** A poll's outcome in the source's status, which /healthz judges. */
 function recordPoll(status: SourceStatus, event: Parameters<NonNullable<PollSourcesOptions['onPoll']>>[0], at: Date): void {
-  if (event.ok) {
+  if (event.result?.ledElsewhere) {
+    // Another process polls it: what this process saw of it before is no longer its to judge.
+    status.lastErrorStatus = undefined;
+    status.idle = false;
+  } else if (event.ok) {
     status.lastOkAt = at.getTime();
     status.lastErrorStatus = undefined;
     status.idle = event.result?.skipped === true;
@@ -108,6 +128,7 @@ interface Wiring {
   connection: ApiConnection;
   rules: RulesRuntime;
   metrics: Metrics;
+  database: DatabaseWatch;
 }
 
 /** Each source's status for /healthz, starting from what the store remembers of its polls. */
@@ -160,7 +181,8 @@ async function serveHttp(wiring: Wiring, health: () => ReturnType<typeof assessH
 }
 
 /** The first lines a newcomer reads: where this runs, where to look, how to go live. */
-function logStart({ config, log, connection, rules }: Wiring, http: HttpServer, intervals: Record<SourceName, number>): void {
+function logStart(wiring: Wiring, http: HttpServer, intervals: Record<SourceName, number>): void {
+  const { config, log, connection, rules } = wiring;
   if (connection.sandbox) {
     log.info({ sandbox: connection.sandbox.url }, `no EDGEWATCH_API_URL set: running on the built-in sandbox, a simulated research API at ${connection.sandbox.url}`);
     if (connection.resumedAt) log.info({ sandbox_time: connection.resumedAt.toISOString() }, `the sandbox's world continues where it stopped (simulated time ${connection.resumedAt.toISOString()})`);
@@ -174,7 +196,12 @@ function logStart({ config, log, connection, rules }: Wiring, http: HttpServer, 
   log.info({ url: http.url, port: http.port }, `listening on ${http.url}`);
   for (const warning of config.warnings) log.warn(warning);
   const { ruleSet, status } = rules;
-  log.info({ intervals_s: Object.fromEntries(SOURCES.map((s) => [s, intervals[s] / 1000])), rules: ruleSet.rules.length, channels: ruleSet.channels.size, rules_dir: config.rulesDir, db: config.dbPath }, 'started');
+  // The database's label, never EDGEWATCH_DB itself: a PostgreSQL URL holds a password.
+  const database = describeStore(wiring.store);
+  log.info(
+    { intervals_s: Object.fromEntries(SOURCES.map((s) => [s, intervals[s] / 1000])), rules: ruleSet.rules.length, channels: ruleSet.channels.size, rules_dir: config.rulesDir, db: database.label, database: database.kind },
+    'started',
+  );
   if (status.failedAtStart) {
     for (const problem of status.problems) log.error(problem);
     log.error({ problems: status.problems.length }, `rules have ${status.problems.length} problem(s): running with the valid rules only (/healthz answers 503 until the files are fixed)`);
@@ -183,8 +210,10 @@ function logStart({ config, log, connection, rules }: Wiring, http: HttpServer, 
 
 
 /** One source's poll, recorded in its status, the metrics and the log. */
-async function poll({ config, log, now, store, connection, rules, metrics }: Wiring, status: SourceStatus): Promise<void> {
+async function poll({ config, log, now, store, connection, rules, metrics, database }: Wiring, status: SourceStatus): Promise<void> {
   const { source } = status;
+  // The database is away: the watch retries it; polling now would only fail.
+  if (!database.status().ok) return;
   const { ruleSet } = rules;
   const report = await pollSources({
     store,
@@ -196,8 +225,9 @@ async function poll({ config, log, now, store, connection, rules, metrics }: Wir
     sources: [source],
     ...(ruleSet.health ? { health: ruleSet.health } : {}),
     onPoll: (event) => {
-      metrics.pollDone(source, event.ok, event.durationMs);
       recordPoll(status, event, now());
+      if (event.result?.ledElsewhere) return log.debug({ source }, 'polled by another process, which leads it');
+      metrics.pollDone(source, event.ok, event.durationMs);
       for (const notice of event.result?.notices ?? []) log.warn({ source }, notice);
       if (event.ok) log.debug({ source, ms: event.durationMs, changed: event.result?.changed, alerts: event.result?.alerts.length, idle: status.idle }, 'polled');
       // A refused key fails every poll until it is changed: an error, saying what to fix.
@@ -218,7 +248,8 @@ async function poll({ config, log, now, store, connection, rules, metrics }: Wir
 
 
 /** One delivery pass with the running rules, recorded in the metrics and the log. */
-async function deliver({ config, log, now, store, rules, metrics, connection }: Wiring, busyChannels: Set<string>, stopped: () => boolean): Promise<void> {
+async function deliver({ config, log, now, store, rules, metrics, connection, database }: Wiring, busyChannels: Set<string>, stopped: () => boolean): Promise<void> {
+  if (!database.status().ok) return;
   const explain = createExplainer({ api: connection.api, store, rules: rules.ruleSet.rules, templates: rules.templates, dailyLimit: config.agentDailyLimit, now, log });
   const report = await deliverNow(store, config, rules.ruleSet, rules.send, {
     now,
@@ -263,24 +294,43 @@ export function createDaemon(options: DaemonOptions): Daemon {
     const startedAt = now().getTime();
     const rules = await startRulesRuntime({ config, log, out, now });
     const store = await openConfiguredStore(config);
+    const { kind } = describeStore(store);
+    const database = watchDatabase({
+      kind,
+      check: () => checkDatabase(store),
+      giveUp: () => giveUpLeadership(store),
+      log,
+      ...(options.databaseCheckMs === undefined ? {} : { intervalMs: options.databaseCheckMs }),
+    });
     const metrics = createMetrics({
       outboxDepth: () => outboxDepth(store),
       digestBatchesPending: async () => (await openDigestBatches(store)).length,
+      roles: () => new Map(SOURCES.map((source) => [source, ledSources(store).has(source) ? 'leader' : 'standby'])),
+      database: () => database.status(),
     });
     rules.onReload((ok) => metrics.reload(ok));
     const connection = await connectApi(config, { onRequest: (info) => metrics.apiRequest(info), sandboxWorldIn: store });
     // So that `edgewatch generate` reaches this sandbox, whose runs this daemon watches.
     await setMeta(store, SANDBOX_URL_KEY, connection.sandbox?.url);
-    const wiring: Wiring = { config, log, now, store, connection, rules, metrics };
+    const wiring: Wiring = { config, log, now, store, connection, rules, metrics, database };
     const intervals = { ...(connection.sandbox ? SANDBOX_POLL_INTERVALS : DEFAULT_POLL_INTERVALS) };
     for (const source of SOURCES) intervals[source] = configuredInterval(config, source) ?? intervals[source];
 
     const sources = await sourceStatuses(store, intervals);
-    const health = () => assessHealth({ sources: [...sources.values()], rules: rules.status, startedAt, now: now().getTime() });
+    const health = () =>
+      assessHealth({
+        sources: [...sources.values()],
+        rules: rules.status,
+        database: database.status(),
+        leads: new Map([...ledSources(store)].map(([source, since]) => [source, since.getTime()])),
+        startedAt,
+        now: now().getTime(),
+      });
     let http: HttpServer;
     try {
       http = await serveHttp(wiring, health);
     } catch (error) {
+      database.stop();
       await connection.close();
       await store.close();
       throw error;
@@ -308,7 +358,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       if (ok) schedule.scheduleDigests(rules.ruleSet.rules);
     });
     const unwatch = rules.watch(() => void schedule.runNow('reload', rules.reload), options.reloadDebounceMs ?? 300);
-    running = { store, connection, http, schedule, unwatch };
+    running = { store, connection, http, schedule, database, unwatch };
     return { url: http.url };
   }
 
@@ -322,6 +372,7 @@ export function createDaemon(options: DaemonOptions): Daemon {
       // An abandoned delivery has its attempt counted and stays pending: the next start sends it
       // again with the same id, so nothing is lost.
       if (!drained) log.warn('work still in flight after the stop timeout: abandoned; pending deliveries are sent at the next start');
+      current.database.stop();
       await current.http.close();
       await current.connection.saveSandboxWorld().catch(() => undefined);
       // The API client waits for its requests; an abandoned one must not hold the stop.

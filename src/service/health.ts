@@ -33,10 +33,23 @@ export interface RulesStatus {
   lastReload: ReloadStatus | undefined;
 }
 
+/** The database, as this process last found it. */
+export interface DatabaseStatus {
+  kind: 'sqlite' | 'postgres';
+  ok: boolean;
+  /** Why it could not be reached (never a password). */
+  error: string | null;
+}
+
 export interface HealthReport {
   status: 'ok' | 'unhealthy';
   started_at: string;
+  database: DatabaseStatus;
+  /** The sources this process polls: all of them alone on SQLite; those it leads on a shared PostgreSQL. */
+  leads: string[];
   sources: Record<string, {
+    /** This process polls the source (another process sharing the database does otherwise, and answers for it). */
+    leader: boolean;
     interval_seconds: number;
     last_success_at: string | null;
     last_error_at: string | null;
@@ -72,19 +85,43 @@ export function isKeyRefused(status: number | undefined): boolean {
   return status === 401 || status === 403;
 }
 
-export function assessHealth(input: { sources: readonly SourceStatus[]; rules: RulesStatus; startedAt: number; now: number }): { httpStatus: 200 | 503; report: HealthReport } {
+export interface HealthInput {
+  sources: readonly SourceStatus[];
+  rules: RulesStatus;
+  database: DatabaseStatus;
+  /** The sources this process leads, each since when (ms since epoch). */
+  leads: ReadonlyMap<string, number>;
+  startedAt: number;
+  now: number;
+}
+
+/**
+ * A source is judged by the process that leads it, from when it took the lead (a process that
+ * took over a source is not stale for the time another polled it).
+ */
+export function assessHealth(input: HealthInput): { httpStatus: 200 | 503; report: HealthReport } {
   const reasons: string[] = [];
   const sources: HealthReport['sources'] = {};
+  if (!input.database.ok) reasons.push(`database unreachable: ${input.database.error ?? 'no answer'}`);
   for (const s of input.sources) {
-    const since = Math.max(s.lastOkAt ?? input.startedAt, input.startedAt);
+    const ledSince = input.leads.get(s.source);
+    const leader = ledSince !== undefined;
+    const from = Math.max(ledSince ?? input.startedAt, input.startedAt);
+    const okSinceLead = s.lastOkAt !== undefined && s.lastOkAt >= from ? s.lastOkAt : undefined;
+    const since = okSinceLead ?? from;
     const ageMs = Math.max(0, input.now - since);
-    const stale = ageMs > STALE_INTERVALS * s.intervalMs;
-    const keyRefused = isKeyRefused(s.lastErrorStatus);
-    const neverSucceeded = s.lastOkAt === undefined && input.now - input.startedAt > FIRST_SUCCESS_INTERVALS * s.intervalMs;
+    const stale = leader && ageMs > STALE_INTERVALS * s.intervalMs;
+    const keyRefused = leader && isKeyRefused(s.lastErrorStatus);
+    const neverSucceeded = leader && okSinceLead === undefined && input.now - from > FIRST_SUCCESS_INTERVALS * s.intervalMs;
     if (keyRefused) reasons.push(`source ${s.source}: the API refused the key (HTTP ${s.lastErrorStatus}): check EDGEWATCH_API_KEY`);
     if (stale) reasons.push(`source ${s.source} stale: no successful poll for ${Math.round(ageMs / 1000)} s (interval ${Math.round(s.intervalMs / 1000)} s)`);
-    else if (neverSucceeded) reasons.push(`source ${s.source} never polled successfully since the start ${Math.round(ageMs / 1000)} s ago (interval ${Math.round(s.intervalMs / 1000)} s)`);
+    else if (neverSucceeded) {
+      // Led since its first polls, or taken over later from a process that died.
+      const sinceWhat = from - input.startedAt < s.intervalMs ? 'the start' : 'this process took it over';
+      reasons.push(`source ${s.source} never polled successfully since ${sinceWhat} ${Math.round(ageMs / 1000)} s ago (interval ${Math.round(s.intervalMs / 1000)} s)`);
+    }
     sources[s.source] = {
+      leader,
       interval_seconds: s.intervalMs / 1000,
       last_success_at: s.lastSuccessAt,
       last_error_at: s.lastErrorAt,
@@ -100,6 +137,8 @@ export function assessHealth(input: { sources: readonly SourceStatus[]; rules: R
   const report: HealthReport = {
     status: reasons.length === 0 ? 'ok' : 'unhealthy',
     started_at: new Date(input.startedAt).toISOString(),
+    database: input.database,
+    leads: input.sources.map((s) => s.source).filter((source) => input.leads.has(source)),
     sources,
     rules: {
       ok: input.rules.problems.length === 0,

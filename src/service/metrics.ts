@@ -3,8 +3,12 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestInfo } from '../api/index.ts';
 import type { SourceName } from '../core/types.ts';
+import type { DatabaseStatus } from './health.ts';
 
 export interface MetricsOptions {
+  /** Each source's role in this process: `leader` (it polls it) or `standby` (another process sharing the database does). */
+  roles: () => ReadonlyMap<SourceName, 'leader' | 'standby'>;
+  database: () => DatabaseStatus;
   /** Pending deliveries and digests, read at scrape time. */
   outboxDepth: () => Promise<number>;
   /** Open digest batches (alerts waiting for their digest's time), read at scrape time. */
@@ -77,6 +81,29 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [registry],
     async collect() {
       this.set(await options.digestBatchesPending());
+    },
+  });
+
+  new Gauge({
+    name: 'edgewatch_source_role',
+    help: "This process's role for a source: 1 on its role's series (leader: it polls the source; standby: another process sharing the database does).",
+    labelNames: ['source', 'role'],
+    registers: [registry],
+    collect() {
+      for (const [source, role] of options.roles()) {
+        this.set({ source, role }, 1);
+        this.set({ source, role: role === 'leader' ? 'standby' : 'leader' }, 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'edgewatch_database_up',
+    help: 'Whether the database answered its last check (1) or not (0).',
+    labelNames: ['database'],
+    registers: [registry],
+    collect() {
+      const database = options.database();
+      this.set({ database: database.kind }, database.ok ? 1 : 0);
     },
   });
 

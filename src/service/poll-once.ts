@@ -40,6 +40,8 @@ export async function runPollOnce(config: Config, options: PollOnceOptions): Pro
     });
     for (const failure of report.failures) options.err(`edgewatch poll: source ${failure.source} failed: ${failure.error}`);
     for (const notice of report.results.flatMap((result) => result.notices)) options.err(`edgewatch poll: ${notice}`);
+    const elsewhere = report.results.filter((result) => result.ledElsewhere).map((result) => result.source);
+    if (elsewhere.length > 0) options.err(`edgewatch poll: ${elsewhere.join(', ')}: polled by another process sharing the database (it leads them), not here`);
     const baselines = SOURCES.filter((source) => report.results.some((result) => result.source === source && result.baseline));
     if (baselines.length > 0) {
       const next = options.dryRun ? '--dry-run stored nothing, so the next poll is the baseline again' : 'the next poll fires on what changed since';

@@ -6,7 +6,7 @@ import type { Channel, Rule } from '../rules/index.ts';
 // packages load with them (test/integration/lean-start.test.ts).
 import { createConsoleNotifier } from '../notify/channels/console.ts';
 import type { SlackMessage } from '../notify/channels/slack.ts';
-import { createWebhookNotifier } from '../notify/channels/webhook.ts';
+import { createWebhookNotifier, WEBHOOK_TIMEOUT_MS } from '../notify/channels/webhook.ts';
 import type { OutgoingMessage, SendToChannel } from '../notify/outbox.ts';
 import {
   describeRenderError,
@@ -147,7 +147,7 @@ export function createChannelTransports(options: ChannelTransportOptions): (rend
   const email = smtpUrl
     ? onFirstUse(async () => (await import('../notify/channels/email.ts')).createEmailNotifier({ smtpUrl, from: config.emailFrom }))
     : undefined;
-  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? 10_000, now: options.now ?? (() => new Date()) });
+  const webhook = createWebhookNotifier({ timeoutMs: options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS, now: options.now ?? (() => new Date()) });
   return async (rendered) => {
     switch (rendered.type) {
       case 'console':

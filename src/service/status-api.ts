@@ -56,6 +56,7 @@ export function createStatusApi(options: StatusApiOptions): StatusApi {
       status: health.status,
       reasons: health.reasons,
       api: options.apiDescription,
+      database: { kind: health.database.kind, ok: health.database.ok },
       sources: sourceViews(health, await entityCounts(store)),
     };
     return { status: 200, body };

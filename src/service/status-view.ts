@@ -23,7 +23,8 @@ type Parsed<T> = ({ ok: true } & T) | BadParameter;
 export function sourceViews(health: HealthReport, entities: ReadonlyMap<string, number>): SourceJson[] {
   return Object.entries(health.sources).map(([name, s]) => {
     const failing = s.key_refused || (s.last_error_at !== null && (s.last_success_at === null || s.last_error_at > s.last_success_at));
-    const state: SourceState = s.stale ? 'stale' : failing ? 'failing' : s.idle ? 'idle' : s.last_success_at === null ? 'waiting' : 'ok';
+    const standby = !s.leader && health.database.kind === 'postgres';
+    const state: SourceState = standby ? 'standby' : s.stale ? 'stale' : failing ? 'failing' : s.idle ? 'idle' : s.last_success_at === null ? 'waiting' : 'ok';
     return {
       name,
       state,
@@ -34,6 +35,7 @@ export function sourceViews(health: HealthReport, entities: ReadonlyMap<string, 
       recovered: !failing && s.last_error_at !== null && s.last_success_at !== null,
       key_refused: s.key_refused,
       entities: entities.get(name) ?? 0,
+      leader: s.leader,
     };
   });
 }

@@ -1,7 +1,7 @@
 // Batching helpers of the repository functions: many rows per statement, within the bound
 // parameters a statement may carry; statements built and compiled once; and a write transaction
 // that takes the lock first.
-import { sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { PostgresAdapter, sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.ts';
 
 /**
@@ -18,14 +18,21 @@ export function chunked<T>(items: readonly T[]): T[][] {
   return slices;
 }
 
+/** Whether the query builder runs on PostgreSQL: for the few statements whose SQL must differ. */
+export function onPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
 /**
  * Runs `work` in one transaction on a held connection. On SQLite it begins IMMEDIATE: the write
  * lock is taken at the start, so a process sharing the file waits for it here (busy timeout)
- * instead of failing at its first write after reading. Anything thrown rolls it back.
+ * instead of failing at its first write after reading. PostgreSQL locks rows as they are written
+ * (and claims lock theirs: outbox.ts). Anything thrown rolls it back.
  */
 export async function inWriteTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  const begin = onPostgres(db) ? sql`begin` : sql`begin immediate`;
   return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
+    await begin.execute(conn);
     try {
       const result = await work(conn);
       await sql`commit`.execute(conn);

@@ -1,4 +1,6 @@
-// Opens the SQLite database (WAL, busy timeout) and applies the pending migrations in one transaction.
+// Opens the database, SQLite (WAL, busy timeout) or PostgreSQL (postgres.ts), and applies the
+// pending migrations in one transaction. The store handle is opaque: which database it is, and its
+// query builder, are src/store's own.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider, type SqliteDatabase as KyselySqlite } from 'kysely';
 import { EdgewatchError } from '../core/errors.ts';
+import { singleProcess, type Cluster } from './cluster.ts';
 import type { Database } from './schema.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -16,12 +19,28 @@ export interface Store {
 }
 
 export interface OpenStoreOptions {
+  /** SQLite: how long a statement waits for another process's write lock. */
   busyTimeoutMs?: number;
   /** Reads only: creates nothing, migrates nothing (a database that needs a migration is an error). */
   readonly?: boolean;
 }
 
-export async function openStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
+/** A PostgreSQL URL (`postgres://` or `postgresql://`) rather than a SQLite file. */
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+/** Opens `target`: a SQLite file (`:memory:` allowed) or a PostgreSQL URL. */
+export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(target)) {
+    // Loaded only by those who use it, as the pg driver is.
+    const { openPostgres } = await import('./postgres.ts');
+    return openPostgres(target, options);
+  }
+  return openSqlite(target, options);
+}
+
+async function openSqlite(file: string, options: OpenStoreOptions): Promise<Store> {
   if (options.readonly && file !== ':memory:') return openReadOnly(file, options);
   if (file !== ':memory:') createFolderOf(file);
   let raw: SqliteDatabase.Database;
@@ -44,7 +63,7 @@ export async function openStore(file: string, options: OpenStoreOptions = {}): P
     await db.destroy();
     throw error;
   }
-  return storeOf(db);
+  return storeOf(db, { kind: 'sqlite', label: file, cluster: singleProcess() });
 }
 
 // kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL),
@@ -92,29 +111,56 @@ function sqliteBuilder(raw: SqliteDatabase.Database): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
-// The query builder behind each store. queryBuilder is src/store's own: index.ts does not export it.
-const builders = new WeakMap<Store, Kysely<Database>>();
+export type StoreKind = 'sqlite' | 'postgres';
 
-function storeOf(db: Kysely<Database>): Store {
+/** What is behind a store handle: src/store's own (index.ts does not export it). */
+interface StoreParts {
+  db: Kysely<Database>;
+  kind: StoreKind;
+  /** Where it is, as it may be shown: a file, or a URL without its password. */
+  label: string;
+  /** What processes sharing the database agree through it (cluster.ts). */
+  cluster: Cluster;
+}
+
+const parts = new WeakMap<Store, StoreParts>();
+
+export function storeOf(db: Kysely<Database>, rest: Omit<StoreParts, 'db'>): Store {
   const store: Store = {
     close: async () => {
+      await rest.cluster.close();
       await db.destroy();
     },
   };
-  builders.set(store, db);
+  parts.set(store, { db, ...rest });
   return store;
+}
+
+function partsOf(store: Store): StoreParts {
+  const found = parts.get(store);
+  if (!found) throw new TypeError('not a store opened by openStore');
+  return found;
 }
 
 /** The store's typed query builder: for the repository functions of src/store only. */
 export function queryBuilder(store: Store): Kysely<Database> {
-  const db = builders.get(store);
-  if (!db) throw new TypeError('not a store opened by openStore');
-  return db;
+  return partsOf(store).db;
+}
+
+/** The store's cluster: for the repository functions of src/store only. */
+export function clusterOf(store: Store): Cluster {
+  return partsOf(store).cluster;
+}
+
+/** Which database the store is, and where, as it may be shown (for /healthz and the log). */
+export function describeStore(store: Store): { kind: StoreKind; label: string } {
+  const { kind, label } = partsOf(store);
+  return { kind, label };
 }
 
 async function openReadOnly(file: string, options: OpenStoreOptions): Promise<Store> {
   // Nothing recorded yet: created, as every command creates it, so that a bad path is named.
-  if (!existsSync(file)) return openStore(file, { ...options, readonly: false });
+  if (!existsSync(file)) return openSqlite(file, { ...options, readonly: false });
   let raw: SqliteDatabase.Database;
   try {
     raw = openReadOnlyFile(file, options.busyTimeoutMs ?? 5000);
@@ -130,7 +176,7 @@ async function openReadOnly(file: string, options: OpenStoreOptions): Promise<St
     );
   }
   raw.pragma('foreign_keys = ON');
-  return storeOf(sqliteBuilder(raw));
+  return storeOf(sqliteBuilder(raw), { kind: 'sqlite', label: file, cluster: singleProcess() });
 }
 
 function openReadOnlyFile(file: string, busyTimeoutMs: number): SqliteDatabase.Database {
@@ -187,7 +233,7 @@ const migrationFolder: MigrationProvider = {
 };
 
 /** The migrations shipped, in order, each named by its file name without extension. */
-async function migrationFiles(): Promise<Array<{ name: string; file: string }>> {
+export async function migrationFiles(): Promise<Array<{ name: string; file: string }>> {
   return (await readdir(MIGRATIONS_DIR))
     .sort()
     .filter((file) => /\.(ts|js|mjs)$/.test(file) && !file.endsWith('.d.ts'))
@@ -199,7 +245,7 @@ async function migrationFiles(): Promise<Array<{ name: string; file: string }>> 
  * kysely_migration and kysely_migration_lock. On a dialect with transactional DDL (PostgreSQL) it
  * runs them in one transaction under its own lock; on SQLite, openStore wraps it in one.
  */
-async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationFolder });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

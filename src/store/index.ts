@@ -1,5 +1,6 @@
-export { openStore, MIGRATIONS_DIR } from './connection.ts';
-export type { Store, OpenStoreOptions } from './connection.ts';
+export { openStore, describeStore, isPostgresUrl, MIGRATIONS_DIR } from './connection.ts';
+export type { Store, OpenStoreOptions, StoreKind } from './connection.ts';
+export { checkDatabase, giveUpLeadership, leadSource, ledSources } from './leadership.ts';
 export type * from './schema.ts';
 export {
   getSourceState,

@@ -1,11 +1,12 @@
 // The outbox: alert deliveries and closed digest batches, two tables with one lifecycle (pending,
 // then delivered or dead), read, claimed and settled by one path. A send is claimed by counting
-// its attempt before it goes, so two processes never send it both, and a crash in between leaves
-// it pending for the next.
-import { sql, type Kysely } from 'kysely';
+// its attempt before it goes, with a lease (claimed_by, claimed_until), so two processes never send
+// it both, and a crash in between leaves it pending: sent again, with the same id, once its lease
+// has run out (on SQLite, whose processes share one machine, at once when its process is gone).
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Alert, Change, MessageRef, Notice, Snapshot, SourceName } from '../core/types.ts';
-import { chunked, compiledOnce, inWriteTransaction } from './batch.ts';
-import { queryBuilder, type Store } from './connection.ts';
+import { chunked, compiledOnce, inWriteTransaction, onPostgres } from './batch.ts';
+import { describeStore, queryBuilder, type Store } from './connection.ts';
 import type { AlertsTable, Database } from './schema.ts';
 
 interface SendState {
@@ -13,6 +14,8 @@ interface SendState {
   attempts: number;
   /** The pid of the process sending it now; null when no send is in flight. */
   claimedBy: number | null;
+  /** Until when that process holds it. */
+  claimedUntil: string | null;
   nextAttemptAt: string;
 }
 
@@ -87,16 +90,45 @@ function alertsWithCurrent(db: Kysely<Database>) {
     .select((eb) => eb.fn.coalesce('cur_e.data', 'cur_s.data').as('current'));
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * The sends whose time has come or that some process holds (the caller judges whether that
- * process still lives): deliveries first, then digests, each oldest due first.
+ * Due: its time has come and nobody holds it, or its holder's lease has run out (a claim made
+ * before leases were recorded ran until its next_attempt_at). On SQLite, whose processes share
+ * one machine, a claim whose process is gone is due at once (it died between sending and settling).
  */
+function isDue(send: SendState, nowIso: string, sameMachine: boolean): boolean {
+  if (send.claimedBy === null) return send.nextAttemptAt <= nowIso;
+  if ((send.claimedUntil ?? send.nextAttemptAt) <= nowIso) return true;
+  return sameMachine && send.claimedBy !== process.pid && !isAlive(send.claimedBy);
+}
+
+type OutboxTable = 'deliveries' | 'digests' | 'notices';
+
+/** The same judgement in SQL, but for the processes gone (claims re-read it under their row locks). */
+function dueInSql(nowIso: string) {
+  return (eb: ExpressionBuilder<Database, OutboxTable>) =>
+    eb.or([
+      eb.and([eb('claimed_by', 'is', null), eb('next_attempt_at', '<=', nowIso)]),
+      eb(eb.fn.coalesce('claimed_until', 'next_attempt_at'), '<=', nowIso),
+    ]);
+}
+
+/** The sends due now: deliveries first, then digests, each oldest due first. */
 export async function dueSends(store: Store, now: Date): Promise<Send[]> {
   const db = queryBuilder(store);
   const nowIso = now.toISOString();
+  const sameMachine = describeStore(store).kind === 'sqlite';
   const deliveries = await alertsWithCurrent(db)
     .innerJoin('deliveries as d', 'd.alert_id', 'a.id')
-    .select(['d.id as delivery_id', 'd.channel', 'd.attempts', 'd.claimed_by', 'd.next_attempt_at'])
+    .select(['d.id as delivery_id', 'd.channel', 'd.attempts', 'd.claimed_by', 'd.claimed_until', 'd.next_attempt_at'])
     .where('d.status', '=', 'pending')
     .where((eb) => eb.or([eb('d.next_attempt_at', '<=', nowIso), eb('d.claimed_by', 'is not', null)]))
     .orderBy('d.next_attempt_at')
@@ -104,14 +136,14 @@ export async function dueSends(store: Store, now: Date): Promise<Send[]> {
     .execute();
   const digests = await db
     .selectFrom('digests')
-    .select(['id', 'rule', 'channel', 'attempts', 'claimed_by', 'next_attempt_at', 'created_at'])
+    .select(['id', 'rule', 'channel', 'attempts', 'claimed_by', 'claimed_until', 'next_attempt_at', 'created_at'])
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('next_attempt_at', '<=', nowIso), eb('claimed_by', 'is not', null)]))
     .orderBy('next_attempt_at')
     .orderBy('id')
     .execute();
   const threads = await runThreads(db, deliveries.filter((row) => row.source === 'runs'));
-  return [
+  const sends = [
     ...deliveries.map((row): Send => {
       const threadRef = threads.get(`${row.entity}\u0000${row.channel}`);
       return {
@@ -120,6 +152,7 @@ export async function dueSends(store: Store, now: Date): Promise<Send[]> {
         channel: row.channel,
         attempts: row.attempts,
         claimedBy: row.claimed_by,
+        claimedUntil: row.claimed_until,
         nextAttemptAt: row.next_attempt_at ?? nowIso,
         alert: rowToAlert(row),
         ...(threadRef ? { threadRef } : {}),
@@ -131,12 +164,14 @@ export async function dueSends(store: Store, now: Date): Promise<Send[]> {
       channel: row.channel,
       attempts: row.attempts,
       claimedBy: row.claimed_by,
+      claimedUntil: row.claimed_until,
       nextAttemptAt: row.next_attempt_at ?? nowIso,
       rule: row.rule,
       createdAt: row.created_at,
     })),
     ...(await dueNotices(db, nowIso)),
   ];
+  return sends.filter((send) => isDue(send, nowIso, sameMachine));
 }
 
 function parseRef(text: string | null): MessageRef | null {
@@ -171,7 +206,7 @@ async function runThreads(db: Kysely<Database>, rows: ReadonlyArray<{ entity: st
 async function dueNotices(db: Kysely<Database>, nowIso: string): Promise<Send[]> {
   const rows = await db
     .selectFrom('notices')
-    .select(['id', 'notice_id', 'kind', 'alert_id', 'channel', 'body', 'attempts', 'claimed_by', 'next_attempt_at'])
+    .select(['id', 'notice_id', 'kind', 'alert_id', 'channel', 'body', 'attempts', 'claimed_by', 'claimed_until', 'next_attempt_at'])
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('next_attempt_at', '<=', nowIso), eb('claimed_by', 'is not', null)]))
     .orderBy('next_attempt_at')
@@ -199,7 +234,7 @@ async function dueNotices(db: Kysely<Database>, nowIso: string): Promise<Send[]>
   }
   const sends: Send[] = [];
   for (const row of rows) {
-    const state: SendState = { channel: row.channel, attempts: row.attempts, claimedBy: row.claimed_by, nextAttemptAt: row.next_attempt_at ?? nowIso };
+    const state: SendState = { channel: row.channel, attempts: row.attempts, claimedBy: row.claimed_by, claimedUntil: row.claimed_until, nextAttemptAt: row.next_attempt_at ?? nowIso };
     if (row.kind === 'health') {
       const body = JSON.parse(row.body) as { source: SourceName; status: 'degraded' | 'recovered'; error: string | null; at: string };
       sends.push({ ...state, kind: 'notice', id: row.id, notice: { kind: 'health', id: row.notice_id, ...body } });
@@ -223,14 +258,12 @@ async function dueNotices(db: Kysely<Database>, nowIso: string): Promise<Send[]>
   return sends;
 }
 
-type OutboxTable = 'deliveries' | 'digests' | 'notices';
-
 /** One send claimed: its attempt counted, held by `owner` until `leaseUntil`; no row when another process moved it. */
 function claimStatement(table: OutboxTable) {
   return compiledOnce<[id: number | string, attempts: number, at: string, leaseUntil: string, owner: number], { id: number | string }>((db, arg) =>
     db
       .updateTable(table)
-      .set((eb) => ({ attempts: eb('attempts', '+', sql.lit(1)), last_attempt_at: arg<string>(2), next_attempt_at: arg<string>(3), claimed_by: arg<number>(4) }))
+      .set((eb) => ({ attempts: eb('attempts', '+', sql.lit(1)), last_attempt_at: arg<string>(2), claimed_until: arg<string>(3), claimed_by: arg<number>(4) }))
       .where('id', '=', arg<never>(0))
       .where('attempts', '=', arg<number>(1))
       .where('status', '=', sql.lit('pending'))
@@ -238,13 +271,28 @@ function claimStatement(table: OutboxTable) {
   );
 }
 
-/** One send settled: its outcome recorded and its claim released. */
+/**
+ * One send settled: its outcome recorded and its claim released; unless it was claimed again
+ * since (its lease ran out mid-send and another process took it), as the attempt count says.
+ */
 function settleStatement(table: OutboxTable) {
-  return compiledOnce<[id: number | string, status: string, nextAttemptAt: string | null, error: string | null, deliveredAt: string | null, durationMs: number], never>((db, arg) =>
+  return compiledOnce<
+    [id: number | string, status: string, nextAttemptAt: string | null, error: string | null, deliveredAt: string | null, durationMs: number, attempts: number],
+    never
+  >((db, arg) =>
     db
       .updateTable(table)
-      .set({ status: arg<string>(1), next_attempt_at: arg<string | null>(2), last_error: arg<string | null>(3), delivered_at: arg<string | null>(4), duration_ms: arg<number>(5), claimed_by: sql.lit(null) })
-      .where('id', '=', arg<never>(0)),
+      .set({
+        status: arg<string>(1),
+        next_attempt_at: arg<string | null>(2),
+        last_error: arg<string | null>(3),
+        delivered_at: arg<string | null>(4),
+        duration_ms: arg<number>(5),
+        claimed_by: sql.lit(null),
+        claimed_until: sql.lit(null),
+      })
+      .where('id', '=', arg<never>(0))
+      .where('attempts', '=', arg<number>(6)),
   );
 }
 
@@ -262,17 +310,47 @@ const keepMessageRef = compiledOnce<[id: number, ref: string], never>((db, arg) 
 /**
  * Claims sends for `owner` (a pid) and counts their attempt, several in one transaction. A send
  * another process claimed since it was read (its attempt count moved) is left to it. The claim
- * holds off other processes until `leaseUntil` while its owner lives. Returns the sends claimed,
- * each with the attempts it had before this one.
+ * holds off other processes until `leaseUntil`. Returns the sends claimed, each with the attempts
+ * it had before this one.
  */
 export async function claimSends(store: Store, sends: readonly Send[], now: Date, owner: number, leaseUntil: Date): Promise<Send[]> {
   const claim = async (db: Kysely<Database>, send: Send): Promise<boolean> =>
     (await STATEMENTS[send.kind].claim(db, send.id, send.attempts, now.toISOString(), leaseUntil.toISOString(), owner)).rows.length === 1;
+  const db = queryBuilder(store);
+  if (onPostgres(db)) return claimLocked(db, sends, now, claim);
   const [only] = sends;
-  if (sends.length === 1 && only) return (await claim(queryBuilder(store), only)) ? [only] : [];
-  return inWriteTransaction(queryBuilder(store), async (trx) => {
+  if (sends.length === 1 && only) return (await claim(db, only)) ? [only] : [];
+  return inWriteTransaction(db, async (trx) => {
     const claimed: Send[] = [];
     for (const send of sends) if (await claim(trx, send)) claimed.push(send);
+    return claimed;
+  });
+}
+
+/**
+ * PostgreSQL, where processes claim side by side: the rows still due are locked first, skipping
+ * those another process is locking, so that each process claims what no other is claiming without
+ * waiting for it; then claimed as on SQLite.
+ */
+async function claimLocked(db: Kysely<Database>, sends: readonly Send[], now: Date, claim: (trx: Kysely<Database>, send: Send) => Promise<boolean>): Promise<Send[]> {
+  return inWriteTransaction(db, async (trx) => {
+    const locked = new Set<number | string>();
+    for (const [kind, table] of [['delivery', 'deliveries'], ['digest', 'digests'], ['notice', 'notices']] as const) {
+      const ids = sends.filter((send) => send.kind === kind).map((send) => send.id);
+      if (ids.length === 0) continue;
+      const rows = await trx
+        .selectFrom(table)
+        .select('id')
+        .where('id', 'in', ids as never[])
+        .where('status', '=', 'pending')
+        .where(dueInSql(now.toISOString()))
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      for (const row of rows) locked.add(`${kind} ${row.id}`);
+    }
+    const claimed: Send[] = [];
+    for (const send of sends) if (locked.has(`${send.kind} ${send.id}`) && (await claim(trx, send))) claimed.push(send);
     return claimed;
   });
 }
@@ -280,7 +358,7 @@ export async function claimSends(store: Store, sends: readonly Send[], now: Date
 /** Records how claimed sends ended, and releases their claims (several in one transaction). */
 export async function settleSends(store: Store, settlements: readonly Settlement[]): Promise<void> {
   const settle = async (db: Kysely<Database>, { send, status, nextAttemptAt, error, deliveredAt, durationMs, ref }: Settlement): Promise<void> => {
-    await STATEMENTS[send.kind].settle(db, send.id, status, nextAttemptAt, error, deliveredAt, durationMs);
+    await STATEMENTS[send.kind].settle(db, send.id, status, nextAttemptAt, error, deliveredAt, durationMs, send.attempts + 1);
     if (ref && send.kind === 'delivery') await keepMessageRef(db, send.id, JSON.stringify(ref));
   };
   const [only] = settlements;
@@ -374,10 +452,23 @@ export async function openDigestBatches(store: Store): Promise<OpenBatch[]> {
   return rows.map((row) => ({ rule: row.rule, channel: row.channel, openedAt: row.opened_at, firstId: Number(row.first_id), size: Number(row.size) }));
 }
 
-/** Closes a batch: stored as a digest `id`, pending from `now`, holding the batch's alerts. Idempotent. */
-export async function closeDigestBatch(store: Store, batch: Pick<OpenBatch, 'rule' | 'channel' | 'openedAt'>, id: string, now: Date): Promise<void> {
+/**
+ * Closes a batch: stored as a digest `id`, pending from `now`, holding the batch's alerts.
+ * Idempotent: a batch another process closed meanwhile (its first delivery is in a digest) is left
+ * as it is, rather than the next batch's alerts taken into a digest already sent. (PostgreSQL locks
+ * that first delivery: a process closing the batch at the same time waits, then finds it closed.)
+ */
+export async function closeDigestBatch(store: Store, batch: Pick<OpenBatch, 'rule' | 'channel' | 'openedAt' | 'firstId'>, id: string, now: Date): Promise<void> {
   const nowIso = now.toISOString();
   await inWriteTransaction(queryBuilder(store), async (trx) => {
+    const open = await trx
+      .selectFrom('deliveries')
+      .select('id')
+      .where('id', '=', batch.firstId)
+      .where('digest_id', 'is', null)
+      .$if(onPostgres(trx), (query) => query.forUpdate())
+      .executeTakeFirst();
+    if (!open) return;
     await trx
       .insertInto('digests')
       .values({ id, rule: batch.rule, channel: batch.channel, status: 'pending', opened_at: batch.openedAt, created_at: nowIso, next_attempt_at: nowIso })

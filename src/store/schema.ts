@@ -114,6 +114,8 @@ export interface NoticesTable {
   duration_ms: number | null;
   created_at: string;
   claimed_by: number | null;
+  /** Until when that process holds it (as SendColumns' claimed_until). */
+  claimed_until: string | null;
 }
 
 export interface SilencesTable {
@@ -137,6 +139,8 @@ interface SendColumns {
   duration_ms: number | null;
   /** The pid of the process sending it now; null when no send is in flight. */
   claimed_by: number | null;
+  /** Until when that process holds it: then, should it not have settled it, it is due again. */
+  claimed_until: string | null;
   /** Slack: JSON {channel, ts} of the posted message, to update it and reply in its thread. */
   message_ref: string | null;
 }

@@ -350,11 +350,23 @@ describe('sandbox faults, clock and log', () => {
     await call(s, '/predictions/events?limit=3');
     await call(s, '/predictions/kpi-events', { key: null });
     expect(s.requests).toEqual([
-      { method: 'GET', path: '/v1/predictions/events', query: { limit: '3' } },
-      { method: 'GET', path: '/v1/predictions/kpi-events', query: {} },
+      { method: 'GET', path: '/v1/predictions/events', query: { limit: '3' }, key: 'test-key', at: expect.any(Number) },
+      { method: 'GET', path: '/v1/predictions/kpi-events', query: {}, key: undefined, at: expect.any(Number) },
     ]);
     s.requests.length = 0;
     expect(s.requests).toHaveLength(0);
+  });
+
+  it('counts the clients polling one list at the same time, told apart by their keys', async () => {
+    const s = await sandbox();
+    s.inject({ path: '/v1/predictions/events', delayMs: 300, count: 10 });
+    await call(s, '/predictions/events', { key: 'a' });
+    await call(s, '/predictions/events', { key: 'b' });
+    await Promise.all([call(s, '/predictions/kpi-events', { key: 'a' }), call(s, '/predictions/events', { key: 'a' })]);
+    expect(s.concurrentPollers('/v1/predictions/events')).toBe(1);
+    await Promise.all([call(s, '/predictions/events', { key: 'a' }), call(s, '/predictions/events', { key: 'b' })]);
+    expect(s.concurrentPollers('/v1/predictions/events')).toBe(2);
+    expect(s.concurrentPollers('/v1/predictions/kpi-events')).toBe(1);
   });
 
   it('moves deterministically: the same seed and advances give the same world, a few events at a time', async () => {

@@ -272,7 +272,15 @@ describe('/api/silences with silences', () => {
         api: createStatusApi({
           store,
           now: () => new Date(),
-          health: () => assessHealth({ sources: [], rules: { failedAtStart: false, problems: [], loadedAt: '', rules: 0, channels: 0, lastReload: undefined }, startedAt: started, now: Date.now() }).report,
+          health: () =>
+            assessHealth({
+              sources: [],
+              rules: { failedAtStart: false, problems: [], loadedAt: '', rules: 0, channels: 0, lastReload: undefined },
+              database: { kind: 'sqlite', ok: true, error: null },
+              leads: new Map(),
+              startedAt: started,
+              now: Date.now(),
+            }).report,
           rules: () => ({ rules: [], loadedAt: '', problems: [], lastReload: undefined }),
           apiDescription: 'test',
           activeSilences: async () => [silence],

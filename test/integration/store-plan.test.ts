@@ -1,32 +1,13 @@
-// applyPlan on a real SQLite file: one transaction for a page's snapshots, rule memory, alerts,
-// deliveries and what its source learned; exactly once by the alert's id.
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// applyPlan on a real database, SQLite and PostgreSQL: one transaction for a page's snapshots, rule
+// memory, alerts, deliveries and what its source learned; exactly once by the alert's id.
+import { beforeEach, expect, it } from 'vitest';
 import { alertId, causeKey } from '../../src/core/alert-id.ts';
 import type { Plan } from '../../src/core/plan.ts';
 import type { Alert } from '../../src/core/types.ts';
-import { applyPlan, insertRun, loadPlanInputs, openStore, type Store } from '../../src/store/index.ts';
-import { tempDir } from '../helpers/files.ts';
-import { openSql, type Sql } from '../helpers/sql.ts';
+import { applyPlan, insertRun, loadPlanInputs, type Store } from '../../src/store/index.ts';
+import { describeStores } from '../helpers/databases.ts';
 
 const AT = '2026-11-21T18:00:03.250Z';
-let dir: string;
-let store: Store;
-let sql: Sql;
-
-beforeEach(async () => {
-  dir = tempDir('edgewatch-store-');
-  const file = path.join(dir, 'edgewatch.db');
-  store = await openStore(file);
-  sql = openSql(file);
-});
-
-afterEach(async () => {
-  sql.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const text = (edge: number): string => JSON.stringify({ event_ticker: 'A', edge_pp: edge });
 
@@ -64,20 +45,24 @@ function firingPlan(): Plan {
   };
 }
 
-const rows = (query: string): unknown[] => sql.prepare(query).all();
+describeStores('applyPlan', (db) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await db().open();
+  });
+  const rows = (query: string) => db().rows(query);
 
-describe('applyPlan', () => {
   it('writes the snapshots, memory, alerts and deliveries, moving the superseded snapshot to history', async () => {
     await applyPlan(store, { ...emptyPlan('2026-11-21T17:00:00.000Z'), snapshots: [{ key: 'A', seq: 1, text: text(9) }] });
     expect(await applyPlan(store, firingPlan())).toEqual(new Set([alertOf(2).id]));
 
-    expect(rows('SELECT entity_key, seq, data, first_seen_at, updated_at FROM entities')).toEqual([
+    expect(await rows('SELECT entity_key, seq, data, first_seen_at, updated_at FROM entities')).toEqual([
       { entity_key: 'A', seq: 2, data: text(12), first_seen_at: '2026-11-21T17:00:00.000Z', updated_at: AT },
     ]);
-    expect(rows('SELECT entity_key, seq, data, stored_at FROM snapshots')).toEqual([{ entity_key: 'A', seq: 1, data: text(9), stored_at: '2026-11-21T17:00:00.000Z' }]);
-    expect(rows('SELECT rule, entity_key, armed, last_fired_at FROM rule_state')).toEqual([{ rule: 'edge', entity_key: 'A', armed: 0, last_fired_at: AT }]);
-    expect(rows('SELECT id, seq, changes FROM alerts')).toEqual([{ id: alertOf(2).id, seq: 2, changes: JSON.stringify(alertOf(2).changes) }]);
-    expect(rows('SELECT channel, status, next_attempt_at, attempts FROM deliveries ORDER BY channel')).toEqual([
+    expect(await rows('SELECT entity_key, seq, data, stored_at FROM snapshots')).toEqual([{ entity_key: 'A', seq: 1, data: text(9), stored_at: '2026-11-21T17:00:00.000Z' }]);
+    expect(await rows('SELECT rule, entity_key, armed, last_fired_at FROM rule_state')).toEqual([{ rule: 'edge', entity_key: 'A', armed: 0, last_fired_at: AT }]);
+    expect(await rows('SELECT id, seq, changes FROM alerts')).toEqual([{ id: alertOf(2).id, seq: 2, changes: JSON.stringify(alertOf(2).changes) }]);
+    expect(await rows('SELECT channel, status, next_attempt_at, attempts FROM deliveries ORDER BY channel')).toEqual([
       { channel: 'daily', status: 'digest', next_attempt_at: null, attempts: 0 },
       { channel: 'hook', status: 'pending', next_attempt_at: AT, attempts: 0 },
     ]);
@@ -88,10 +73,10 @@ describe('applyPlan', () => {
 
   it('stores an alert once: applying its plan again (a re-poll after a crash) adds no alert or delivery', async () => {
     await applyPlan(store, firingPlan());
-    sql.prepare("UPDATE deliveries SET status = 'delivered' WHERE channel = 'hook'").run();
+    await db().exec("UPDATE deliveries SET status = 'delivered' WHERE channel = 'hook'");
     expect(await applyPlan(store, firingPlan())).toEqual(new Set());
-    expect(rows('SELECT count(*) AS n FROM alerts')).toEqual([{ n: 1 }]);
-    expect(rows('SELECT channel, status FROM deliveries ORDER BY channel')).toEqual([
+    expect(await rows('SELECT CAST(count(*) AS integer) AS n FROM alerts')).toEqual([{ n: 1 }]);
+    expect(await rows('SELECT channel, status FROM deliveries ORDER BY channel')).toEqual([
       { channel: 'daily', status: 'digest' },
       { channel: 'hook', status: 'delivered' },
     ]);
@@ -105,8 +90,8 @@ describe('applyPlan', () => {
         { key: 'A', seq: 2, text: text(12) },
       ],
     });
-    expect(rows('SELECT seq, data FROM entities')).toEqual([{ seq: 2, data: text(12) }]);
-    expect(rows('SELECT seq, data FROM snapshots')).toEqual([{ seq: 1, data: text(9) }]);
+    expect(await rows('SELECT seq, data FROM entities')).toEqual([{ seq: 2, data: text(12) }]);
+    expect(await rows('SELECT seq, data FROM snapshots')).toEqual([{ seq: 1, data: text(9) }]);
   });
 
   it('stores what the source learned in the same transaction, and rolls the whole page back when a write fails', async () => {
@@ -115,24 +100,24 @@ describe('applyPlan', () => {
       reportChecks: [{ eventTicker: 'A', venue: 'venuea', eventKey: 'A', checkedAt: AT, found: true }],
       runStatuses: [{ runId: 'R1', status: 'completed' }],
     };
-    sql.exec("CREATE TRIGGER fault BEFORE INSERT ON deliveries BEGIN SELECT RAISE(ABORT, 'disk I/O error (injected)'); END");
+    await db().failInserts('deliveries', 'disk I/O error (injected)');
     await expect(applyPlan(store, firingPlan(), remembered)).rejects.toThrow(/injected/);
-    for (const table of ['entities', 'rule_state', 'alerts', 'deliveries', 'report_checks']) expect(rows(`SELECT count(*) AS n FROM ${table}`)).toEqual([{ n: 0 }]);
-    expect(rows('SELECT status FROM runs')).toEqual([{ status: 'processing' }]);
+    for (const table of ['entities', 'rule_state', 'alerts', 'deliveries', 'report_checks']) expect(await rows(`SELECT CAST(count(*) AS integer) AS n FROM ${table}`)).toEqual([{ n: 0 }]);
+    expect(await rows('SELECT status FROM runs')).toEqual([{ status: 'processing' }]);
 
-    sql.exec('DROP TRIGGER fault');
+    await db().healInserts('deliveries');
     await applyPlan(store, firingPlan(), remembered);
-    expect(rows('SELECT event_ticker, venue, event_key, last_checked_at, found FROM report_checks')).toEqual([
+    expect(await rows('SELECT event_ticker, venue, event_key, last_checked_at, found FROM report_checks')).toEqual([
       { event_ticker: 'A', venue: 'venuea', event_key: 'A', last_checked_at: AT, found: 1 },
     ]);
-    expect(rows('SELECT status, updated_at FROM runs')).toEqual([{ status: 'completed', updated_at: AT }]);
-    expect(rows('SELECT count(*) AS n FROM deliveries')).toEqual([{ n: 2 }]);
+    expect(await rows('SELECT status, updated_at FROM runs')).toEqual([{ status: 'completed', updated_at: AT }]);
+    expect(await rows('SELECT CAST(count(*) AS integer) AS n FROM deliveries')).toEqual([{ n: 2 }]);
   });
 
   it('writes a page of thousands of rows in slices within the statement limits', async () => {
     const snapshots = Array.from({ length: 12_000 }, (_, i) => ({ key: `K${i}`, seq: 1, text: `{"i":${i}}` }));
     await applyPlan(store, { ...emptyPlan(), snapshots });
-    expect(rows('SELECT count(*) AS n FROM entities')).toEqual([{ n: 12_000 }]);
+    expect(await rows('SELECT CAST(count(*) AS integer) AS n FROM entities')).toEqual([{ n: 12_000 }]);
     expect((await loadPlanInputs(store, 'events', snapshots.map((s) => s.key))).previous.size).toBe(12_000);
   });
 });

@@ -56,6 +56,7 @@ describe('readConfig', () => {
     ['EDGEWATCH_POLL_RUNS', '500ms', /^EDGEWATCH_POLL_RUNS: must be at least 1s: 500ms$/],
     ['EDGEWATCH_SNAPSHOT_RETENTION', '0d', /^EDGEWATCH_SNAPSHOT_RETENTION: must be at least 1s: 0d$/],
     ['EDGEWATCH_HOST', 'http://0.0.0.0', /^EDGEWATCH_HOST: must be an IP address or a host name/],
+    ['EDGEWATCH_DB', 'postgres://user:pw@/db', /^EDGEWATCH_DB: not a valid PostgreSQL URL: write postgres:\/\/user:password@host:5432\/database$/],
   ])('names the variable %s when its value %s is invalid', (name, value, message) => {
     expect(() => readConfig({ [name]: value })).toThrow(message);
   });
@@ -67,6 +68,14 @@ describe('readConfig', () => {
     } catch (error) {
       expect(String((error as Error).message)).not.toContain('sk-secret-123');
     }
+  });
+
+  it('reads EDGEWATCH_DB: a SQLite file or a PostgreSQL URL, whose password no error repeats', () => {
+    expect(readConfig({ EDGEWATCH_DB: 'postgres://ew:pw@db.internal:5432/edgewatch' }).dbPath).toBe('postgres://ew:pw@db.internal:5432/edgewatch');
+    expect(readConfig({ EDGEWATCH_DB: 'postgresql://db.internal/edgewatch' }).dbPath).toBe('postgresql://db.internal/edgewatch');
+    expect(readConfig({ EDGEWATCH_DB: ':memory:' }).dbPath).toBe(':memory:');
+    expect(() => readConfig({ EDGEWATCH_DB: 'postgres://ew:pw-sekrit@:5432/edgewatch' })).toThrow(/^EDGEWATCH_DB: [^\n]*$/);
+    expect(() => readConfig({ EDGEWATCH_DB: 'postgres://ew:pw-sekrit@:5432/edgewatch' })).not.toThrow(/sekrit/);
   });
 
   it('reads EDGEWATCH_HOST: an IP address or a host name', () => {

@@ -6,6 +6,7 @@ import { digestView, hourlyFirings, hoursFrom, parseAlertQuery, readableFields, 
 
 type SourceHealth = HealthReport['sources'][string];
 const healthy: SourceHealth = {
+  leader: true,
   interval_seconds: 300,
   last_success_at: '2026-11-21T18:00:00.000Z',
   last_error_at: null,

@@ -59,7 +59,10 @@ function slackApiRoot(apiUrl: string): string {
   return apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`;
 }
 
-export function createSlackClient(token: string, apiUrl?: string, timeoutMs = 10_000): WebClient {
+/** How long one Slack Web API call may take, unless the client is given another timeout. */
+export const SLACK_TIMEOUT_MS = 10_000;
+
+export function createSlackClient(token: string, apiUrl?: string, timeoutMs = SLACK_TIMEOUT_MS): WebClient {
   return new WebClient(token, {
     ...(apiUrl !== undefined ? { slackApiUrl: slackApiRoot(apiUrl) } : {}),
     retryConfig: { retries: 0 },

@@ -26,6 +26,9 @@ export interface WebhookNotifierOptions {
   now?: () => Date;
 }
 
+/** How long a webhook request may take, unless the notifier is given another timeout. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
 const RESERVED = /^(content-type|webhook-.*)$/i;
 
 export function webhookHeaders(message: WebhookMessage, at: Date): Record<string, string> {
@@ -55,7 +58,7 @@ function refusedLocally(error: unknown): boolean {
 }
 
 export function createWebhookNotifier(options: WebhookNotifierOptions = {}): Notifier<WebhookMessage> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
   return {
     async send(message): Promise<DeliveryOutcome> {
