@@ -43,19 +43,8 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
 async function openSqlite(file: string, options: OpenStoreOptions): Promise<Store> {
   if (options.readonly && file !== ':memory:') return openReadOnly(file, options);
   if (file !== ':memory:') createFolderOf(file);
-  let raw: SqliteDatabase.Database;
-  try {
-    raw = new SqliteDatabase(file);
-    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma('synchronous = NORMAL');
-    // Checkpoint (and fsync) every ~40 MB of WAL instead of every 4 MB: a baseline of tens of thousands
-    // of snapshots otherwise spends most of its time in checkpoint fsyncs (docs/performance.md).
-    raw.pragma('wal_autocheckpoint = 10000');
-    raw.pragma('foreign_keys = ON');
-  } catch (cause) {
-    throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
-  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const raw = await openSqliteFile(file, busyTimeoutMs);
   const db = sqliteBuilder(raw);
   try {
     await migrateSqlite(db, raw, file);
@@ -64,6 +53,34 @@ async function openSqlite(file: string, options: OpenStoreOptions): Promise<Stor
     throw error;
   }
   return storeOf(db, { kind: 'sqlite', label: file, cluster: singleProcess() });
+}
+
+/**
+ * Opens the file in WAL mode. Switching a new file to WAL takes a lock that SQLite does not wait for
+ * (its busy handler is not called there), so processes opening one new database at once may be
+ * refused: each tries again until the busy timeout.
+ */
+async function openSqliteFile(file: string, busyTimeoutMs: number): Promise<SqliteDatabase.Database> {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    let raw: SqliteDatabase.Database | undefined;
+    try {
+      raw = new SqliteDatabase(file);
+      raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      raw.pragma('journal_mode = WAL');
+      raw.pragma('synchronous = NORMAL');
+      // Checkpoint (and fsync) every ~40 MB of WAL instead of every 4 MB: a baseline of tens of thousands
+      // of snapshots otherwise spends most of its time in checkpoint fsyncs (docs/performance.md).
+      raw.pragma('wal_autocheckpoint = 10000');
+      raw.pragma('foreign_keys = ON');
+      return raw;
+    } catch (cause) {
+      raw?.close();
+      const busy = (cause as { code?: string }).code === 'SQLITE_BUSY';
+      if (!busy || Date.now() >= deadline) throw new EdgewatchError('STORE_FAILED', `cannot open database ${file}: ${(cause as Error).message}`, { cause });
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
+  }
 }
 
 // kysely runs SQLite migrations outside a transaction (its adapter reports no transactional DDL),

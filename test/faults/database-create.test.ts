@@ -186,12 +186,12 @@ describe('creating a new database', () => {
     dirs.push(dir);
     for (let round = 0; round < 2; round++) {
       const db = path.join(dir, `race-${round}.db`);
-      const children = Array.from({ length: 3 }, () => openInChild(db));
+      const children = Array.from({ length: 6 }, () => openInChild(db));
       // Every child loaded and waiting before any opens.
       await Promise.all(children.map((c) => c.ready));
       for (const child of children) child.go();
       const results = await Promise.all(children.map((c) => c.exit));
-      expect(results.map((r) => r.output)).toEqual(Array(3).fill('ready\nopened\n'));
+      expect(results.map((r) => r.output)).toEqual(Array(6).fill('ready\nopened\n'));
       expect(appliedOnDisk(db)).toEqual(MIGRATIONS);
     }
   });
