@@ -8,7 +8,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Alert, DeliveryOutcome, Explanation, MessageRef, Notice } from '../core/types.ts';
 import { quietUntil, silencedBy, type Channel } from '../rules/index.ts';
 import type { DigestMessage } from '../render/index.ts';
-import { SLACK_TIMEOUT_MS, SMTP_TIMEOUTS, WEBHOOK_TIMEOUT_MS } from './channels/index.ts';
+import { SLACK_TIMEOUT_MS, SMTP_TIMEOUTS, WEBHOOK_TIMEOUT_MS } from './channels/timeouts.ts';
 import {
   claimSends,
   digestAlerts,

@@ -6,7 +6,8 @@ import type { Channel, Rule } from '../rules/index.ts';
 // packages load with them (test/integration/lean-start.test.ts).
 import { createConsoleNotifier } from '../notify/channels/console.ts';
 import type { SlackMessage } from '../notify/channels/slack.ts';
-import { createWebhookNotifier, WEBHOOK_TIMEOUT_MS } from '../notify/channels/webhook.ts';
+import { WEBHOOK_TIMEOUT_MS } from '../notify/channels/timeouts.ts';
+import { createWebhookNotifier } from '../notify/channels/webhook.ts';
 import type { OutgoingMessage, SendToChannel } from '../notify/outbox.ts';
 import {
   describeRenderError,

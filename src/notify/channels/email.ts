@@ -5,6 +5,7 @@ import { redact } from '../../core/redact.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
+import { SMTP_TIMEOUTS } from './timeouts.ts';
 
 export interface EmailMessage {
   /** The alert's (or digest's) id: the Message-ID and `X-Edgewatch-Alert-Id`, the same on every resend. */
@@ -29,12 +30,6 @@ export interface EmailNotifierOptions {
   transport?: MailTransport;
 }
 
-/**
- * Timeouts of every SMTP connection (nodemailer's own wait up to 2 and 10 minutes): a server that
- * accepts and then goes silent fails the attempt, which is retried later, within half a minute.
- * A URL's own `?connectionTimeout=...` parameters still take precedence.
- */
-export const SMTP_TIMEOUTS = { connectionTimeout: 20_000, greetingTimeout: 20_000, socketTimeout: 30_000 } as const;
 
 /** A Message-ID that depends only on the id, so a resend is recognisably the same message. */
 export function messageIdFor(id: string, from: string): string {

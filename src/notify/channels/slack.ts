@@ -14,6 +14,7 @@ import { redact } from '../../core/redact.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
+import { SLACK_TIMEOUT_MS } from './timeouts.ts';
 
 export interface SlackMessage {
   /** Channel name (`#pm-alerts`) or id. */
@@ -59,8 +60,6 @@ function slackApiRoot(apiUrl: string): string {
   return apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`;
 }
 
-/** How long one Slack Web API call may take, unless the client is given another timeout. */
-export const SLACK_TIMEOUT_MS = 10_000;
 
 export function createSlackClient(token: string, apiUrl?: string, timeoutMs = SLACK_TIMEOUT_MS): WebClient {
   return new WebClient(token, {

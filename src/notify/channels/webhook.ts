@@ -6,6 +6,7 @@ import { parseRetryAfter } from '../../core/retry-after.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { delivered, failed } from './outcome.ts';
 import type { Notifier } from './types.ts';
+import { WEBHOOK_TIMEOUT_MS } from './timeouts.ts';
 
 export interface WebhookMessage {
   url: string;
@@ -26,8 +27,6 @@ export interface WebhookNotifierOptions {
   now?: () => Date;
 }
 
-/** How long a webhook request may take, unless the notifier is given another timeout. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 const RESERVED = /^(content-type|webhook-.*)$/i;
 
