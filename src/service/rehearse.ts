@@ -241,13 +241,15 @@ export async function runRenderCommand(config: Config, ruleName: string, options
   const unknown = names.find((_, i) => channels[i] === undefined);
   if (unknown !== undefined) return fail(`unknown channel ${unknown}${didYouMean(unknown, [...ruleSet.channels.keys()])}`);
 
-  const { previewAlert } = await import('../rules/preview.ts');
+  const { previewAlert, sampleForTrigger } = await import('../rules/preview.ts');
   const { sampleSnapshots } = await import('../render/index.ts');
   const { renderForChannel } = await import('./senders.ts');
   let alert;
   if (options.entity === undefined) {
     const sample = sampleSnapshots(rule.source);
-    alert = previewAlert(rule, sample.key, sample.previous, sample.current, 2, new Date());
+    // The sample moved so that this rule's own trigger fires on it, as its messages will read.
+    const { previous, current } = sampleForTrigger(rule.trigger, sample.previous, sample.current);
+    alert = previewAlert(rule, sample.key, previous, current, 2, new Date());
     options.out(`# ${rule.name}: a sample ${rule.source} snapshot (give --entity KEY for a stored one)`);
   } else {
     const { entityHistory } = await import('../store/index.ts');

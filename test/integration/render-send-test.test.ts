@@ -51,6 +51,10 @@ rules:
     trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
     notify: [screen, trading, me, pipeline]
     severity: warning
+  - name: edge-over-30
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 30 }
+    notify: [screen]
 `;
   scene = await startSandboxWithRules({ rules, sandbox: { seed: 3 } });
   env = { ...scene.env, SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_API_URL: slack.apiUrl, SMTP_URL: smtp.url, HOOK_SECRET: SECRET };
@@ -115,6 +119,12 @@ describe('render', () => {
     expect(slack.calls).toHaveLength(0);
     expect(smtp.mails).toHaveLength(0);
     expect(hooks.requests).toHaveLength(0);
+  });
+
+  it('moves the sample so that the rule\'s own trigger fires on it: a threshold the sample stays under is crossed', async () => {
+    const result = await runCli(['render', 'edge-over-30', '--channel', 'screen'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Sample event: edge +31.5 pp crossed above 30 pp');
   });
 
   it('prints one channel for an entity\'s latest stored snapshot; an unknown entity exits 1', async () => {
