@@ -119,6 +119,8 @@ export interface AlertJson {
   entity: string;
   trigger: string;
   fired_at: string;
+  /** When its condition cleared; null while open and for rules that do not resolve. */
+  resolved_at: string | null;
   summary: string;
   deliveries: DeliveryJson[];
 }

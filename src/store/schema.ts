@@ -92,7 +92,7 @@ export interface ResolutionsTable {
 }
 
 /** Notices (an alert resolved, a source's health changed) to one channel each, with the outbox's lifecycle. */
-export interface NoticesTable {
+export interface NoticesTable extends SendColumns {
   /** `<notice_id>/<channel>` */
   id: string;
   /** The body's id, the same on every channel and retry. */
@@ -106,16 +106,7 @@ export interface NoticesTable {
   body: string;
   /** pending | delivered | dead */
   status: string;
-  attempts: Generated<number>;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  duration_ms: number | null;
   created_at: string;
-  claimed_by: number | null;
-  /** Until when that process holds it (as SendColumns' claimed_until). */
-  claimed_until: string | null;
 }
 
 export interface SilencesTable {
@@ -129,7 +120,7 @@ export interface SilencesTable {
   created_at: string;
 }
 
-/** The columns of a send's lifecycle, which deliveries and digest batches share (one claim/settle path). */
+/** The columns of a send's lifecycle, which deliveries, digest batches and notices share (one claim/settle path). */
 interface SendColumns {
   attempts: Generated<number>;
   next_attempt_at: string | null;
@@ -141,8 +132,6 @@ interface SendColumns {
   claimed_by: number | null;
   /** Until when that process holds it: then, should it not have settled it, it is due again. */
   claimed_until: string | null;
-  /** Slack: JSON {channel, ts} of the posted message, to update it and reply in its thread. */
-  message_ref: string | null;
 }
 
 export interface DeliveriesTable extends SendColumns {
@@ -152,6 +141,8 @@ export interface DeliveriesTable extends SendColumns {
   status: string;
   digest_id: string | null;
   created_at: string;
+  /** Slack: JSON {channel, ts} of the posted message, to update it and reply in its thread. */
+  message_ref: string | null;
 }
 
 export interface RunsTable {

@@ -7,15 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
-import { createApiClient } from '../../src/api/index.ts';
-import { loadRules } from '../../src/rules/index.ts';
-import { pollSources } from '../../src/service/cycle.ts';
-import { openStore, type Store } from '../../src/store/index.ts';
+import { openStore } from '../../src/store/index.ts';
 import { BIN, REPO, startSandboxWithRules } from '../helpers/cli.ts';
 import { answer, startWebhookReceiver } from '../helpers/receivers.ts';
 import { openSql } from '../helpers/sql.ts';
-import { alertKeys, mulberry32, sample } from './harness.ts';
+import { alertKeys, mulberry32, sample, killTestRules, startReferenceRun } from './harness.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const KILLS = 30;
@@ -63,33 +59,16 @@ describe('daemon crashes', () => {
     const scene = await startSandboxWithRules({
       sandbox: { seed: 5, events: 400, kpis: 20 },
       dirPrefix: 'edgewatch-daemon-kill-',
-      rules: `
-channels:
-  hook: { type: webhook, url: "${hookUrl}" }
-rules:
-  - name: edge-over-10
-    source: events
-    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
-    notify: [hook]
-  - name: new-events
-    source: events
-    trigger: { type: new }
-    notify: [hook]
-`,
+      rules: killTestRules(hookUrl),
     });
     cleanup.push(() => scene.close());
-    const { sandbox, dir, rulesDir } = scene;
+    const { sandbox, dir } = scene;
 
     // The reference: an in-process pipeline on its own database, polled once per phase.
-    const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
-    expect(ruleSet.problems).toEqual([]);
-    const reference: Store = await openStore(path.join(dir, 'reference.db'));
-    const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'k', retries: 0 });
-    cleanup.push(async () => {
-      await api.close();
-      await reference.close();
-    });
-    const referencePoll = () => pollSources({ store: reference, api, rules: ruleSet.rules, now: () => sandbox.now(), reportsBudget: 10, sources: ['events'] });
+    const reference = await startReferenceRun(scene);
+    cleanup.push(() => reference.close());
+    expect(reference.problems).toEqual([]);
+    const referencePoll = reference.poll;
 
     const dbPath = path.join(dir, 'daemon.db');
     const env = {
@@ -145,7 +124,7 @@ rules:
     }
 
     // Uninterrupted to the end: it catches up and delivers everything.
-    const referenceSql = openSql(path.join(dir, 'reference.db'));
+    const referenceSql = openSql(reference.dbPath);
     const expected = alertKeys(referenceSql);
     referenceSql.close();
     let state = await stored();

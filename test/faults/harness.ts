@@ -1,7 +1,15 @@
 // Shared pieces of the fault suite: a pipeline rig on its own sandbox and database, seeded
 // randomness, and the views of a database that two runs are compared by.
 import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { createApiClient } from '../../src/api/index.ts';
+import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
+import type { RuleProblem } from '../../src/core/types.ts';
+import { loadRules } from '../../src/rules/index.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
 import { mulberry32, type Rng } from '../../src/sandbox/random.ts';
+import { pollSources, type PollSourcesReport } from '../../src/service/cycle.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import type { Sql } from '../helpers/sql.ts';
 import { startPipeline, type Pipeline, type PipelineOptions } from '../helpers/pipeline.ts';
 
@@ -61,4 +69,50 @@ export function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
     [copy[i], copy[j]] = [copy[j]!, copy[i]!];
   }
   return copy.slice(0, count);
+}
+
+/** The kill tests' rules: an edge crossing and a new event, both to one webhook. */
+export function killTestRules(hookUrl: string): string {
+  return `
+channels:
+  hook: { type: webhook, url: "${hookUrl}" }
+rules:
+  - name: edge-over-10
+    source: events
+    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
+    notify: [hook]
+  - name: new-events
+    source: events
+    trigger: { type: new }
+    notify: [hook]
+`;
+}
+
+export interface ReferenceRun {
+  /** The rules' problems (none expected). */
+  problems: RuleProblem[];
+  poll: () => Promise<PollSourcesReport>;
+  /** Its SQLite file. */
+  dbPath: string;
+  close: () => Promise<void>;
+}
+
+/**
+ * The reference a kill test compares with: one uninterrupted in-process run on its own SQLite file
+ * (`reference.db` in `dir`), whose events source is polled once per phase.
+ */
+export async function startReferenceRun(scene: { sandbox: Sandbox; dir: string; rulesDir: string }): Promise<ReferenceRun> {
+  const ruleSet = await loadRules(scene.rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
+  const dbPath = path.join(scene.dir, 'reference.db');
+  const store: Store = await openStore(dbPath);
+  const api = createApiClient({ baseUrl: scene.sandbox.url, apiKey: 'reference', retries: 0 });
+  return {
+    problems: ruleSet.problems,
+    poll: () => pollSources({ store, api, rules: ruleSet.rules, now: () => scene.sandbox.now(), reportsBudget: 10, sources: ['events'] }),
+    dbPath,
+    close: async () => {
+      await api.close();
+      await store.close();
+    },
+  };
 }

@@ -9,18 +9,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/index.ts';
-import { CREDENTIAL_VARIABLES } from '../../src/config.ts';
 import { claimLeaseMs } from '../../src/notify/outbox.ts';
-import { loadRules } from '../../src/rules/index.ts';
-import { pollSources } from '../../src/service/cycle.ts';
-import { openStore, type Store } from '../../src/store/index.ts';
 import { BIN, REPO, startSandboxWithRules } from '../helpers/cli.ts';
 import { childEnv } from '../helpers/daemon.ts';
 import { startPostgres } from '../helpers/postgres.ts';
 import { answer, startWebhookReceiver } from '../helpers/receivers.ts';
 import { openSql } from '../helpers/sql.ts';
-import { alertKeys, mulberry32, pick, sample } from './harness.ts';
+import { alertKeys, mulberry32, pick, sample, killTestRules, startReferenceRun } from './harness.ts';
 
 const KILLS = 24;
 
@@ -44,37 +39,20 @@ describe('two processes on PostgreSQL, killed at random', () => {
     const scene = await startSandboxWithRules({
       sandbox: { seed: 5, events: 400, kpis: 20 },
       dirPrefix: 'edgewatch-pg-kill-',
-      rules: `
-channels:
-  hook: { type: webhook, url: "${receiver.url}" }
-rules:
-  - name: edge-over-10
-    source: events
-    trigger: { type: crosses, field: edge_pp, above: 10, abs: true }
-    notify: [hook]
-  - name: new-events
-    source: events
-    trigger: { type: new }
-    notify: [hook]
-`,
+      rules: killTestRules(receiver.url),
     });
     cleanup.push(() => scene.close());
-    const { sandbox, dir, rulesDir } = scene;
+    const { sandbox } = scene;
     const server = await startPostgres();
     cleanup.push(() => server.stop());
     const database = await server.createDatabase();
     const sql = new pg.Client({ connectionString: database });
 
     // The reference: one uninterrupted in-process run on SQLite, polled once per phase.
-    const ruleSet = await loadRules(rulesDir, { env: {}, credentials: CREDENTIAL_VARIABLES, templates: new Set(), transports: { slack: false, email: false } });
-    expect(ruleSet.problems).toEqual([]);
-    const reference: Store = await openStore(path.join(dir, 'reference.db'));
-    const api = createApiClient({ baseUrl: sandbox.url, apiKey: 'reference', retries: 0 });
-    cleanup.push(async () => {
-      await api.close();
-      await reference.close();
-    });
-    const referencePoll = () => pollSources({ store: reference, api, rules: ruleSet.rules, now: () => sandbox.now(), reportsBudget: 10, sources: ['events'] });
+    const reference = await startReferenceRun(scene);
+    cleanup.push(() => reference.close());
+    expect(reference.problems).toEqual([]);
+    const referencePoll = reference.poll;
 
     const env = (key: string) =>
       childEnv({
@@ -140,7 +118,7 @@ rules:
 
     // Then uninterrupted: they catch up, and what the killed processes held is sent again once its
     // lease runs out (claimLeaseMs: 30 s for a webhook).
-    const referenceSql = openSql(path.join(dir, 'reference.db'));
+    const referenceSql = openSql(reference.dbPath);
     const expected = alertKeys(referenceSql).sort();
     referenceSql.close();
     const stored = async () => (await sql.query<{ id: string; rule: string; entity: string }>('SELECT id, rule, entity FROM alerts')).rows.map((a) => `${a.rule} ${a.entity} ${a.id}`).sort();
